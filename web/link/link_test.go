@@ -1,0 +1,209 @@
+package link
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// randomState draws a valid state: sizes anywhere in range, lists sometimes
+// the seed's and sometimes arbitrary values in range.
+func randomState(rng *rand.Rand) State {
+	s := Default()
+	s.Scene = Scenes[rng.IntN(len(Scenes))]
+	s.H = 1 + rng.IntN(MaxHeads)
+	s.D = 1 + rng.IntN(MaxWidth)
+	s.N = MinTokens + rng.IntN(MaxTokens-MinTokens+1)
+	s.Seed = rng.Uint64N(MaxSeed + 1)
+	s.Heat = rng.IntN(s.H + 1)
+	s.Mode = []string{"paper", "economy"}[rng.IntN(2)]
+	s.Step = rng.IntN(1 << 20)
+	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
+	s.Theme = []string{"auto", "light", "dark"}[rng.IntN(3)]
+	s.Present = rng.IntN(2) == 1
+	s.Tok, s.W, s.Val = Defaults(s)
+	for _, l := range [][]float64{s.Tok, s.W, s.Val} {
+		if rng.IntN(2) == 0 {
+			continue
+		}
+		for i := range l {
+			switch rng.IntN(4) {
+			case 0:
+				l[i] = (rng.Float64()*2 - 1) * MaxCoord
+			case 1:
+				l[i] = math.Round(rng.NormFloat64()*1000) / 1000
+			case 2:
+				l[i] = rng.NormFloat64() * 1e-300
+			}
+		}
+	}
+	return s
+}
+
+func TestRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2026, 11))
+	for i := 0; i < 500; i++ {
+		s := randomState(rng)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("random state invalid: %v", err)
+		}
+		link := s.Link()
+		got, notes := Parse(link)
+		if len(notes) > 0 {
+			t.Fatalf("link %s gave notices %v", link, notes)
+		}
+		if !got.Equal(s) {
+			t.Fatalf("round trip %d changed the state:\nlink %s\nwant %+v\ngot  %+v", i, link, s, got)
+		}
+		if again := got.Link(); again != link {
+			t.Fatalf("link not stable: %s then %s", link, again)
+		}
+	}
+}
+
+func TestDefaultLinkIsShortAndReadable(t *testing.T) {
+	got := Default().Link()
+	if want := "#v=1&scene=attention&H=3&d=2&seed=1"; got != want {
+		t.Fatalf("default link %q, want %q", got, want)
+	}
+	s, _ := Default().With("seed", "7")
+	if got := s.Link(); got != "#v=1&scene=attention&H=3&d=2&seed=7" {
+		t.Fatalf("seed-only change gives %q", got)
+	}
+}
+
+func TestHostileLinks(t *testing.T) {
+	cases := []struct {
+		link string
+		key  string // the key a notice must name ("" for a general notice)
+	}{
+		{"#v=1&H=NaN", "H"},
+		{"#H=1e308", "H"},
+		{"#N=-5", "N"},
+		{"#d=1000000", "d"},
+		{"#H=0", "H"},
+		{"#scene=<script>alert(1)</script>", "scene"},
+		{"#seed=-1", "seed"},
+		{"#seed=99999999999999999999999", "seed"},
+		{"#noise=Inf", "noise"},
+		{"#noise=-0.5", "noise"},
+		{"#tok=1,2,3", "tok"},
+		{"#tok=" + strings.Repeat("NaN,", 11) + "NaN", "tok"},
+		{"#W=" + strings.Repeat("1e308,", 11) + "1e308", "W"},
+		{"#héad=ü&H=٣", "H"},
+		{"#%zz=1", "%zz"},
+		{"#v=99", "v"},
+		{"#present=maybe", "present"},
+		{"#H=2&heat=5", "heat"},
+		{"#" + strings.Repeat("garbage&=", 1200), ""},
+		{"#" + strings.Repeat("x", MaxLength+10), ""},
+	}
+	for _, c := range cases {
+		s, notes := Parse(c.link)
+		if err := s.Validate(); err != nil {
+			t.Errorf("%.40q: state outside the schema: %v", c.link, err)
+		}
+		if len(notes) == 0 {
+			t.Errorf("%.40q: no notice", c.link)
+			continue
+		}
+		found := false
+		for _, n := range notes {
+			if n.Key == c.key || (c.key == "" && n.Message != "") {
+				found = true
+			}
+			if len([]rune(n.Value)) > 41 || len([]rune(n.Key)) > 41 {
+				t.Errorf("%.40q: notice carries %d runes of user text", c.link, len(n.Value))
+			}
+		}
+		if !found {
+			t.Errorf("%.40q: no notice names %q: %v", c.link, c.key, notes)
+		}
+		if len(notes) > maxNotices+1 {
+			t.Errorf("%.40q: %d notices", c.link, len(notes))
+		}
+	}
+}
+
+func TestClampingKeepsTheNearestValue(t *testing.T) {
+	s, _ := Parse("#H=1e308&N=1&d=17&noise=1")
+	if s.H != MaxHeads || s.N != MinTokens || s.D != MaxWidth || s.Noise != 0.1 {
+		t.Fatalf("clamped to H=%d N=%d d=%d noise=%v", s.H, s.N, s.D, s.Noise)
+	}
+	s, _ = Parse("#tok=1000,-1000,0,1,2,3,4,5,6,7,8,9")
+	if s.Tok[0] != MaxCoord || s.Tok[1] != -MaxCoord || s.Tok[3] != 1 {
+		t.Fatalf("tok clamped to %v", s.Tok[:4])
+	}
+}
+
+func TestWithKeepsWhatRemains(t *testing.T) {
+	s := Default()
+	s.Tok[0], s.W[0] = 0.123, -4.5
+	query := append([]float64(nil), s.Tok[(s.N-1)*s.D:]...)
+
+	more, notes := s.With("N", "9")
+	if len(notes) != 0 || more.N != 9 || more.Tok[0] != 0.123 {
+		t.Fatalf("adding tokens: N=%d tok[0]=%v notes %v", more.N, more.Tok[0], notes)
+	}
+	if got := more.Tok[(more.N-1)*more.D:]; got[0] != query[0] || got[1] != query[1] {
+		t.Fatalf("query moved from %v to %v", query, got)
+	}
+	fewer, _ := more.With("N", "6")
+	if !fewer.Equal(s) {
+		t.Fatalf("adding then removing tokens does not restore the state")
+	}
+	if s.Tok[0] != 0.123 {
+		t.Fatal("With changed its receiver")
+	}
+	h, _ := s.With("H", "1")
+	if h.W[0] != -4.5 || h.Heat != 1 || len(h.W) != 4 {
+		t.Fatalf("fewer heads: %v heat %d", h.W, h.Heat)
+	}
+	bad, notes := s.With("H", "lots")
+	if len(notes) != 1 || !bad.Equal(s) {
+		t.Fatalf("bad value: notes %v", notes)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLayerAndSequence(t *testing.T) {
+	s := Default()
+	l, X := s.Layer(), s.Sequence()
+	if len(l) != s.H || l.Width() != s.D {
+		t.Fatalf("layer of %d heads, width %d", len(l), l.Width())
+	}
+	if r, c := X.Dims(); r != s.N || c != s.D {
+		t.Fatalf("sequence %d×%d", r, c)
+	}
+	if y := l.Output(X); math.IsNaN(y) {
+		t.Fatal("default layer gives NaN")
+	}
+	// Lists are copied, not shared.
+	l[0].W.Set(0, 0, 99)
+	if s.W[0] == 99 {
+		t.Fatal("Layer shares memory with the state")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("#v=1&scene=attention&H=3&d=2&seed=7")
+	f.Add("#H=NaN&d=1e308&N=-1&tok=" + strconv.Itoa(1<<30))
+	f.Add("#%ff&&==&H=8&d=16&N=64&W=1")
+	f.Fuzz(func(t *testing.T, link string) {
+		s, notes := Parse(link)
+		if err := s.Validate(); err != nil {
+			t.Fatalf("state outside the schema: %v", err)
+		}
+		if len(notes) > maxNotices+1 {
+			t.Fatalf("%d notices", len(notes))
+		}
+		again, more := Parse(s.Link())
+		if len(more) != 0 || !again.Equal(s) {
+			t.Fatalf("the parsed state does not round-trip: %v", more)
+		}
+	})
+}

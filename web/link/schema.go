@@ -1,0 +1,264 @@
+package link
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Version is the schema version written as the v key. Links of a newer
+// version are read on a best-effort basis with a notice.
+const Version = 1
+
+// Limits of the state, enforced when a link is parsed.
+const (
+	MaxHeads  = 8  // H
+	MaxWidth  = 16 // d in the attention scene
+	MinTokens = 2  // N
+	MaxTokens = 64 // N
+	MaxSeed   = 1<<53 - 1
+	MaxLength = 1 << 16 // bytes of a fragment that are read at all
+	// MaxCoord bounds token coordinates, MaxParam the entries of W and v.
+	MaxCoord = 100
+	MaxParam = 100
+)
+
+// Scenes lists the scene names a link may select, in the order the page
+// presents them.
+var Scenes = []string{"attention"}
+
+// Kind is the type of a link value.
+type Kind int
+
+// The kinds of values a link holds.
+const (
+	Int    Kind = iota // a decimal integer within [Min, Max]
+	Float              // a finite decimal number within [Min, Max]
+	Enum               // one of Allowed
+	Bool               // 0 or 1
+	Floats             // comma-separated finite numbers within [Min, Max], length set by other fields
+)
+
+// Field describes one key of the link: its type, default and range.
+type Field struct {
+	Key     string
+	Kind    Kind
+	Doc     string   // what the key controls, for the page's help and the README
+	Default string   // the default as written in a link ("" for derived lists)
+	Min     float64  // for Int, Float and Floats
+	Max     float64  // for Int, Float and Floats
+	Allowed []string // for Enum
+	Always  bool     // written even when equal to its default
+
+	get func(*State) string
+	set func(*State, string) (string, error) // returns the value actually stored when adjusted
+}
+
+// Schema returns the fields of the link in the order they are written. The
+// slice is freshly built so that callers cannot change the schema.
+func Schema() []Field {
+	return []Field{
+		{Key: "v", Kind: Int, Doc: "link version", Default: strconv.Itoa(Version), Min: 1, Max: Version, Always: true,
+			get: func(s *State) string { return strconv.Itoa(Version) },
+			set: func(s *State, v string) (string, error) { return setVersion(v) }},
+		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: Scenes, Always: true,
+			get: func(s *State) string { return s.Scene },
+			set: func(s *State, v string) (string, error) { return setEnum(&s.Scene, v, Scenes) }},
+		{Key: "H", Kind: Int, Doc: "number of heads", Default: "3", Min: 1, Max: MaxHeads, Always: true,
+			get: func(s *State) string { return strconv.Itoa(s.H) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.H, v, 1, MaxHeads) }},
+		{Key: "d", Kind: Int, Doc: "token width", Default: "2", Min: 1, Max: MaxWidth, Always: true,
+			get: func(s *State) string { return strconv.Itoa(s.D) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.D, v, 1, MaxWidth) }},
+		{Key: "seed", Kind: Int, Doc: "seed of every random draw", Default: "1", Min: 0, Max: MaxSeed, Always: true,
+			get: func(s *State) string { return strconv.FormatUint(s.Seed, 10) },
+			set: func(s *State, v string) (string, error) { return setUint(&s.Seed, v, MaxSeed) }},
+		{Key: "N", Kind: Int, Doc: "number of tokens, the last one the query", Default: "6", Min: MinTokens, Max: MaxTokens,
+			get: func(s *State) string { return strconv.Itoa(s.N) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.N, v, MinTokens, MaxTokens) }},
+		{Key: "heat", Kind: Int, Doc: "head whose score field is drawn as a heat map (0: none)", Default: "1", Min: 0, Max: MaxHeads,
+			get: func(s *State) string { return strconv.Itoa(s.Heat) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.Heat, v, 0, MaxHeads) }},
+		{Key: "tok", Kind: Floats, Doc: "token coordinates, N rows of d, row by row (default: drawn from the seed)", Min: -MaxCoord, Max: MaxCoord,
+			get: func(s *State) string { return formatFloats(s.Tok) },
+			set: func(s *State, v string) (string, error) { return setFloats(&s.Tok, v, s.N*s.D, MaxCoord) }},
+		{Key: "W", Kind: Floats, Doc: "the heads' W matrices, H blocks of d×d, row by row (default: drawn from the seed)", Min: -MaxParam, Max: MaxParam,
+			get: func(s *State) string { return formatFloats(s.W) },
+			set: func(s *State, v string) (string, error) { return setFloats(&s.W, v, s.H*s.D*s.D, MaxParam) }},
+		{Key: "val", Kind: Floats, Doc: "the heads' value vectors v_h, H blocks of d (default: drawn from the seed)", Min: -MaxParam, Max: MaxParam,
+			get: func(s *State) string { return formatFloats(s.Val) },
+			set: func(s *State, v string) (string, error) { return setFloats(&s.Val, v, s.H*s.D, MaxParam) }},
+		{Key: "mode", Kind: Enum, Doc: "recovery schedule", Default: "paper", Allowed: []string{"paper", "economy"},
+			get: func(s *State) string { return s.Mode },
+			set: func(s *State, v string) (string, error) { return setEnum(&s.Mode, v, []string{"paper", "economy"}) }},
+		{Key: "step", Kind: Int, Doc: "recovery step", Default: "0", Min: 0, Max: 1 << 20,
+			get: func(s *State) string { return strconv.Itoa(s.Step) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.Step, v, 0, 1<<20) }},
+		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: 0.1,
+			get: func(s *State) string { return formatFloat(s.Noise) },
+			set: func(s *State, v string) (string, error) { return setFloat(&s.Noise, v, 0, 0.1) }},
+		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: "auto", Allowed: []string{"auto", "light", "dark"},
+			get: func(s *State) string { return s.Theme },
+			set: func(s *State, v string) (string, error) {
+				return setEnum(&s.Theme, v, []string{"auto", "light", "dark"})
+			}},
+		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
+			get: func(s *State) string { return formatBool(s.Present) },
+			set: func(s *State, v string) (string, error) { return setBool(&s.Present, v) }},
+	}
+}
+
+// errAdjusted marks a value that was stored after clamping or rounding; the
+// returned string says what was stored.
+type adjusted struct{ why string }
+
+func (a adjusted) Error() string { return a.why }
+
+func setVersion(v string) (string, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return strconv.Itoa(Version), fmt.Errorf("not a link version")
+	}
+	if n > Version {
+		return strconv.Itoa(Version), adjusted{fmt.Sprintf("this page reads version %d links; version %d was read as far as it could be", Version, n)}
+	}
+	return v, nil
+}
+
+func setEnum(dst *string, v string, allowed []string) (string, error) {
+	for _, a := range allowed {
+		if v == a {
+			*dst = v
+			return v, nil
+		}
+	}
+	return *dst, fmt.Errorf("not one of %s", strings.Join(allowed, ", "))
+}
+
+func setInt(dst *int, v string, lo, hi int) (string, error) {
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) {
+		return strconv.Itoa(*dst), fmt.Errorf("not a number")
+	}
+	if x != math.Trunc(x) && !math.IsInf(x, 0) {
+		return strconv.Itoa(*dst), fmt.Errorf("not a whole number")
+	}
+	switch {
+	case x < float64(lo):
+		*dst = lo
+		return strconv.Itoa(lo), adjusted{fmt.Sprintf("below the minimum %d; set to %d", lo, lo)}
+	case x > float64(hi):
+		*dst = hi
+		return strconv.Itoa(hi), adjusted{fmt.Sprintf("above the maximum %d; set to %d", hi, hi)}
+	}
+	*dst = int(x)
+	if strconv.Itoa(*dst) != v {
+		return strconv.Itoa(*dst), nil // e.g. "03" or "3.0": same number, normalised silently
+	}
+	return v, nil
+}
+
+func setUint(dst *uint64, v string, hi uint64) (string, error) {
+	x, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		if f, ferr := strconv.ParseFloat(v, 64); ferr == nil && !math.IsNaN(f) {
+			if f < 0 {
+				*dst = 0
+				return "0", adjusted{"below the minimum 0; set to 0"}
+			}
+			if f > float64(hi) {
+				*dst = hi
+				return strconv.FormatUint(hi, 10), adjusted{fmt.Sprintf("above the maximum %d; set to %d", hi, hi)}
+			}
+		}
+		return strconv.FormatUint(*dst, 10), fmt.Errorf("not a whole number from 0 to %d", hi)
+	}
+	if x > hi {
+		*dst = hi
+		return strconv.FormatUint(hi, 10), adjusted{fmt.Sprintf("above the maximum %d; set to %d", hi, hi)}
+	}
+	*dst = x
+	return strconv.FormatUint(x, 10), nil
+}
+
+func setFloat(dst *float64, v string, lo, hi float64) (string, error) {
+	x, err := strconv.ParseFloat(v, 64)
+	if (err != nil && !isRange(err)) || math.IsNaN(x) {
+		return formatFloat(*dst), fmt.Errorf("not a number")
+	}
+	switch {
+	case x < lo:
+		*dst = lo
+		return formatFloat(lo), adjusted{fmt.Sprintf("below the minimum %s; set to %s", formatFloat(lo), formatFloat(lo))}
+	case x > hi:
+		*dst = hi
+		return formatFloat(hi), adjusted{fmt.Sprintf("above the maximum %s; set to %s", formatFloat(hi), formatFloat(hi))}
+	}
+	*dst = x
+	return formatFloat(x), nil
+}
+
+func setBool(dst *bool, v string) (string, error) {
+	switch v {
+	case "1", "true", "on", "yes", "":
+		*dst = true
+	case "0", "false", "off", "no":
+		*dst = false
+	default:
+		return formatBool(*dst), fmt.Errorf("not 0 or 1")
+	}
+	return formatBool(*dst), nil
+}
+
+// setFloats reads exactly n comma-separated finite numbers, clamping each
+// to ±lim. On any garbage the whole list is rejected, keeping dst.
+func setFloats(dst *[]float64, v string, n int, lim float64) (string, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) != n {
+		return formatFloats(*dst), fmt.Errorf("has %d numbers where %d are needed; the defaults from the seed are used", len(parts), n)
+	}
+	out := make([]float64, n)
+	clamped := 0
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(p, 64)
+		if (err != nil && !isRange(err)) || math.IsNaN(x) {
+			return formatFloats(*dst), fmt.Errorf("number %d is not a number; the defaults from the seed are used", i+1)
+		}
+		if x > lim || x < -lim {
+			x = math.Copysign(lim, x)
+			clamped++
+		}
+		out[i] = x
+	}
+	*dst = out
+	if clamped > 0 {
+		return formatFloats(out), adjusted{fmt.Sprintf("%d number(s) beyond ±%s were clamped", clamped, formatFloat(lim))}
+	}
+	return formatFloats(out), nil
+}
+
+func isRange(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func formatFloats(xs []float64) string {
+	var b strings.Builder
+	for i, x := range xs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(formatFloat(x))
+	}
+	return b.String()
+}
+
+func formatBool(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

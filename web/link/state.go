@@ -1,0 +1,378 @@
+package link
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+)
+
+// State is everything a share link says about the page.
+type State struct {
+	Scene string // one of Scenes
+	H     int    // number of heads, 1…MaxHeads
+	D     int    // token width, 1…MaxWidth
+	Seed  uint64 // seed of every random draw, 0…MaxSeed
+	N     int    // number of tokens including the query, MinTokens…MaxTokens
+	Heat  int    // head (1-based) whose score field is drawn; 0 for none; ≤ H
+
+	// Tok holds the N tokens row by row (N·D numbers), the last row being the
+	// query; W holds the H matrices W_h row by row (H·D·D numbers) and Val
+	// the H value vectors v_h (H·D numbers). Unless a link says otherwise
+	// they are drawn from Seed (see Defaults).
+	Tok, W, Val []float64
+
+	Mode    string  // recovery schedule: paper or economy
+	Step    int     // recovery step
+	Noise   float64 // relative accuracy of the recovery oracle, 0…0.1
+	Theme   string  // auto, light or dark
+	Present bool    // presentation mode
+}
+
+// Notice is one adjustment Parse made to a link, to be shown to the user.
+// Value is the offending text, cut to a safe length; it is user input and
+// must be shown as text, never as markup.
+type Notice struct {
+	Key, Value, Message string
+}
+
+func (n Notice) String() string {
+	if n.Key == "" {
+		return n.Message
+	}
+	return fmt.Sprintf("link key %q = %q: %s", n.Key, n.Value, n.Message)
+}
+
+// maxNotices bounds the notices one link can produce; the rest are counted.
+const maxNotices = 12
+
+// Default returns the state of a page opened without a link.
+func Default() State {
+	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, Mode: "paper", Theme: "auto"}
+	s.Tok, s.W, s.Val = Defaults(s)
+	return s
+}
+
+// Defaults returns the tokens, W matrices and value vectors that s's seed
+// draws for its sizes. Token i (and the query) and head h are the same for
+// every N and H that include them, so adding a token or a head keeps the
+// others in place. Values are rounded to two decimals to keep links short.
+func Defaults(s State) (tok, w, val []float64) {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x746f6b656e73)) // "tokens"
+	query := make([]float64, s.D)
+	for j := range query {
+		query[j] = round2(0.5 + 0.5*rng.NormFloat64())
+	}
+	tok = make([]float64, 0, s.N*s.D)
+	for i := 0; i < s.N-1; i++ {
+		for j := 0; j < s.D; j++ {
+			tok = append(tok, round2(1.2*rng.NormFloat64()))
+		}
+	}
+	tok = append(tok, query...)
+	layer := attention.Random(s.H, s.D, s.Seed)
+	for _, h := range layer {
+		for i := 0; i < s.D; i++ {
+			for j := 0; j < s.D; j++ {
+				w = append(w, round2(2*h.W.At(i, j)))
+			}
+		}
+		for i := 0; i < s.D; i++ {
+			val = append(val, round2(h.V.AtVec(i)))
+		}
+	}
+	return tok, w, val
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// Parse reads a link's fragment (with or without the leading '#') into a
+// state. It never fails: what it cannot use it replaces by defaults and
+// reports as notices.
+func Parse(fragment string) (State, []Notice) {
+	var notes []Notice
+	dropped := 0
+	note := func(n Notice) {
+		if len(notes) < maxNotices {
+			n.Value = clip(n.Value)
+			n.Key = clip(n.Key)
+			notes = append(notes, n)
+		} else {
+			dropped++
+		}
+	}
+	s := Default()
+	fragment = strings.TrimPrefix(fragment, "#")
+	if len(fragment) > MaxLength {
+		note(Notice{Message: fmt.Sprintf("the link is %d bytes long; only the first %d were read", len(fragment), MaxLength)})
+		fragment = fragment[:MaxLength]
+	}
+	values := map[string]string{}
+	for _, part := range strings.Split(fragment, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		key, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			note(Notice{Key: k, Value: v, Message: "badly escaped; ignored"})
+			continue
+		}
+		if _, seen := values[key]; seen {
+			note(Notice{Key: key, Value: val, Message: "given twice; the last one is used"})
+		}
+		values[key] = val
+	}
+	fields := Schema()
+	known := map[string]bool{}
+	for _, f := range fields {
+		known[f.Key] = true
+	}
+	for _, k := range sortedKeys(values) {
+		if !known[k] {
+			note(Notice{Key: k, Value: values[k], Message: "unknown key; ignored"})
+		}
+	}
+	apply := func(f Field) {
+		v, ok := values[f.Key]
+		if !ok {
+			return
+		}
+		stored, err := f.set(&s, v)
+		if err == nil {
+			return
+		}
+		if _, adj := err.(adjusted); adj {
+			note(Notice{Key: f.Key, Value: v, Message: err.Error()})
+			return
+		}
+		note(Notice{Key: f.Key, Value: v, Message: fmt.Sprintf("%s; %s is used", err, describe(f, stored))})
+	}
+	// Sizes first: the lists' lengths depend on them.
+	for _, f := range fields {
+		if f.Kind != Floats {
+			apply(f)
+		}
+	}
+	if s.Heat > s.H {
+		note(Notice{Key: "heat", Value: fmt.Sprint(s.Heat), Message: fmt.Sprintf("there are only %d heads; set to %d", s.H, s.H)})
+		s.Heat = s.H
+	}
+	s.Tok, s.W, s.Val = Defaults(s)
+	for _, f := range fields {
+		if f.Kind == Floats {
+			apply(f)
+		}
+	}
+	if dropped > 0 {
+		notes = append(notes, Notice{Message: fmt.Sprintf("%d more problems in the link were not listed", dropped)})
+	}
+	return s, notes
+}
+
+func describe(f Field, stored string) string {
+	if f.Kind == Floats {
+		return "the default"
+	}
+	return fmt.Sprintf("%q", stored)
+}
+
+// sortedKeys returns the keys of m in sorted order, so that notices come
+// out in the same order on every run.
+func sortedKeys(m map[string]string) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// clip shortens user text for a notice and strips control characters.
+func clip(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '·'
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
+// Link returns the share link of s as a URL fragment with its leading '#'.
+// Keys come in schema order; values equal to their defaults are left out
+// (but for the keys every link carries), lists equal to the seed's draws too.
+func (s State) Link() string {
+	var b strings.Builder
+	b.WriteByte('#')
+	tok, w, val := Defaults(s)
+	defaults := map[string][]float64{"tok": tok, "W": w, "val": val}
+	first := true
+	for _, f := range Schema() {
+		v := f.get(&s)
+		if !f.Always {
+			if f.Kind == Floats {
+				if d := defaults[f.Key]; equalFloats(d, listOf(&s, f.Key)) {
+					continue
+				}
+			} else if v == f.Default {
+				continue
+			}
+		}
+		if !first {
+			b.WriteByte('&')
+		}
+		first = false
+		b.WriteString(f.Key)
+		b.WriteByte('=')
+		b.WriteString(url.QueryEscape(v))
+	}
+	return strings.ReplaceAll(b.String(), "%2C", ",")
+}
+
+func listOf(s *State, key string) []float64 {
+	switch key {
+	case "tok":
+		return s.Tok
+	case "W":
+		return s.W
+	default:
+		return s.Val
+	}
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate reports whether s lies inside the schema: every value in range,
+// every list of the length its sizes require and finite.
+func (s State) Validate() error {
+	switch {
+	case !contains(Scenes, s.Scene):
+		return fmt.Errorf("link: scene %q is not one of %v", s.Scene, Scenes)
+	case s.H < 1 || s.H > MaxHeads:
+		return fmt.Errorf("link: H = %d outside 1…%d", s.H, MaxHeads)
+	case s.D < 1 || s.D > MaxWidth:
+		return fmt.Errorf("link: d = %d outside 1…%d", s.D, MaxWidth)
+	case s.Seed > MaxSeed:
+		return fmt.Errorf("link: seed %d above %d", s.Seed, uint64(MaxSeed))
+	case s.N < MinTokens || s.N > MaxTokens:
+		return fmt.Errorf("link: N = %d outside %d…%d", s.N, MinTokens, MaxTokens)
+	case s.Heat < 0 || s.Heat > s.H:
+		return fmt.Errorf("link: heat = %d outside 0…H", s.Heat)
+	case len(s.Tok) != s.N*s.D || len(s.W) != s.H*s.D*s.D || len(s.Val) != s.H*s.D:
+		return fmt.Errorf("link: list lengths %d, %d, %d do not fit N=%d, H=%d, d=%d", len(s.Tok), len(s.W), len(s.Val), s.N, s.H, s.D)
+	case !contains([]string{"paper", "economy"}, s.Mode):
+		return fmt.Errorf("link: mode %q", s.Mode)
+	case s.Step < 0 || s.Step > 1<<20:
+		return fmt.Errorf("link: step %d", s.Step)
+	case !(s.Noise >= 0 && s.Noise <= 0.1):
+		return fmt.Errorf("link: noise %v outside 0…0.1", s.Noise)
+	case !contains([]string{"auto", "light", "dark"}, s.Theme):
+		return fmt.Errorf("link: theme %q", s.Theme)
+	}
+	for _, l := range []struct {
+		xs  []float64
+		lim float64
+	}{{s.Tok, MaxCoord}, {s.W, MaxParam}, {s.Val, MaxParam}} {
+		for _, x := range l.xs {
+			if !(x >= -l.lim && x <= l.lim) {
+				return fmt.Errorf("link: list value %v outside ±%v", x, l.lim)
+			}
+		}
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// Equal reports whether two states are the same (lists compared bit for bit).
+func (s State) Equal(t State) bool { return reflect.DeepEqual(s, t) }
+
+// Layer returns the attention layer the state describes.
+func (s State) Layer() attention.Layer {
+	l := make(attention.Layer, s.H)
+	for h := range l {
+		w := make([]float64, s.D*s.D)
+		copy(w, s.W[h*s.D*s.D:])
+		v := make([]float64, s.D)
+		copy(v, s.Val[h*s.D:])
+		l[h] = attention.Head{W: mat.NewDense(s.D, s.D, w), V: mat.NewVecDense(s.D, v)}
+	}
+	return l
+}
+
+// Sequence returns the tokens as an N×d matrix, the last row the query.
+func (s State) Sequence() *mat.Dense {
+	return mat.NewDense(s.N, s.D, append([]float64(nil), s.Tok...))
+}
+
+// With returns s with one key set to value, as the page's controls do: a new
+// seed or width draws every list afresh from the seed, a new H or N keeps the
+// heads and tokens that remain (the query stays last) and draws the new ones
+// from the seed. A value the schema cannot take leaves s unchanged and is
+// reported as a notice; one it adjusts is reported too.
+func (s State) With(key, value string) (State, []Notice) {
+	var f *Field
+	fields := Schema()
+	for i := range fields {
+		if fields[i].Key == key {
+			f = &fields[i]
+		}
+	}
+	if f == nil {
+		return s, []Notice{{Key: clip(key), Value: clip(value), Message: "unknown key; ignored"}}
+	}
+	t := s
+	t.Tok, t.W, t.Val = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val)
+	var notes []Notice
+	if _, err := f.set(&t, value); err != nil {
+		notes = append(notes, Notice{Key: key, Value: clip(value), Message: err.Error()})
+		if _, adj := err.(adjusted); !adj {
+			return s, notes
+		}
+	}
+	switch key {
+	case "seed", "d":
+		t.Tok, t.W, t.Val = Defaults(t)
+	case "H":
+		_, w, val := Defaults(t)
+		keep := min(s.H, t.H)
+		copy(w, s.W[:keep*s.D*s.D])
+		copy(val, s.Val[:keep*s.D])
+		t.W, t.Val = w, val
+	case "N":
+		tok, _, _ := Defaults(t)
+		keep := min(s.N, t.N) - 1
+		copy(tok, s.Tok[:keep*s.D])
+		copy(tok[(t.N-1)*t.D:], s.Tok[(s.N-1)*s.D:])
+		t.Tok = tok
+	}
+	if t.Heat > t.H {
+		t.Heat = t.H
+	}
+	return t, notes
+}
