@@ -207,3 +207,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestValuesHaveEveryKey(t *testing.T) {
+	s := Default()
+	m := s.Values()
+	for _, f := range Schema() {
+		if _, ok := m[f.Key]; !ok {
+			t.Errorf("Values lacks %q", f.Key)
+		}
+	}
+	if m["H"] != 3 || m["scene"] != "attention" || m["present"] != false || m["seed"] != uint64(1) {
+		t.Fatalf("Values = %v", m)
+	}
+	if len(Fields()) != len(Schema()) {
+		t.Fatal("Fields and Schema differ")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -375,4 +376,49 @@ func (s State) With(key, value string) (State, []Notice) {
 		t.Heat = t.H
 	}
 	return t, notes
+}
+
+// Values returns the state as a plain object keyed by the link's keys, with
+// numbers as numbers, flags as booleans and lists as arrays: what the page's
+// window.headlab.state() returns.
+func (s State) Values() map[string]any {
+	out := map[string]any{}
+	for _, f := range Schema() {
+		switch f.Kind {
+		case Int:
+			switch f.Key {
+			case "v":
+				out[f.Key] = Version
+			case "seed":
+				out[f.Key] = s.Seed
+			default:
+				n, _ := strconv.Atoi(f.get(&s))
+				out[f.Key] = n
+			}
+		case Float:
+			x, _ := strconv.ParseFloat(f.get(&s), 64)
+			out[f.Key] = x
+		case Enum:
+			out[f.Key] = f.get(&s)
+		case Bool:
+			out[f.Key] = f.get(&s) == "1"
+		case Floats:
+			out[f.Key] = slices.Clone(listOf(&s, f.Key))
+		}
+	}
+	return out
+}
+
+// Fields returns the schema as plain objects (key, kind, doc, default, min,
+// max, allowed) for the page to build its controls and help from.
+func Fields() []map[string]any {
+	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats"}
+	var out []map[string]any
+	for _, f := range Schema() {
+		out = append(out, map[string]any{
+			"key": f.Key, "kind": kinds[f.Kind], "doc": f.Doc, "default": f.Default,
+			"min": f.Min, "max": f.Max, "allowed": f.Allowed,
+		})
+	}
+	return out
 }

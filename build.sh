@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# headlab's one entry point: build | serve | test | bench | dist | figures.
+# It installs what it needs on a fresh Debian machine (Go modules through the
+# module proxy; Debian's chromium and nodejs when the tests need them), and
+# every command can be run again safely.
+set -euo pipefail
+
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+OUT="$ROOT/build"
+SITE="$OUT/site"
+GO=${GO:-go}
+WASM_FLAGS=(-trimpath -ldflags=-s\ -w)
+
+say() { printf '\033[1mheadlab:\033[0m %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+usage() {
+  cat >&2 <<'USAGE'
+usage: ./build.sh COMMAND [flags]
+
+  build              compile the page into build/site
+  serve [-port N] [-addr A]
+                     build, then serve build/site (default http://127.0.0.1:8080/)
+  test               vet, native tests, numerics tests under GOOS=js (node),
+                     and the browser tests in headless Chromium
+  bench              benchmarks, natively and under GOOS=js, with the ratio
+  dist [DIR]         a self-contained static folder (default dist/) for any static host
+USAGE
+  exit 2
+}
+
+need_go() {
+  command -v "$GO" >/dev/null 2>&1 || die "Go is not installed (https://go.dev/dl/); this project needs Go 1.26"
+  "$GO" mod download || die "could not download the Go modules (is the module proxy reachable?)"
+}
+
+apt_install() { # apt_install PACKAGE...: install Debian packages, once
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "need root (or sudo) to install: $*"
+    sudo="sudo"
+  fi
+  say "installing $* (Debian packages)"
+  if [ ! -f "$OUT/.apt-updated" ]; then
+    $sudo apt-get update -qq || die "apt-get update failed"
+    mkdir -p "$OUT" && touch "$OUT/.apt-updated"
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
+    die "apt-get install $* failed"
+}
+
+need_node() { command -v node >/dev/null 2>&1 || apt_install nodejs; }
+
+need_chromium() {
+  if [ -z "${HEADLAB_CHROME:-}" ]; then
+    command -v chromium >/dev/null 2>&1 || apt_install chromium fonts-liberation
+    export HEADLAB_CHROME
+    HEADLAB_CHROME=$(command -v chromium)
+  fi
+}
+
+wasm_exec() { echo "$("$GO" env GOROOT)/lib/wasm/go_js_wasm_exec"; }
+
+build() {
+  need_go
+  mkdir -p "$OUT"
+  say "compiling the canvas (GOOS=js GOARCH=wasm)"
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
+  say "assembling $SITE"
+  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" "$@"
+}
+
+serve() {
+  local args=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -port|--port) args+=(-port "$2"); shift 2 ;;
+      -addr|--addr) args+=(-addr "$2"); shift 2 ;;
+      *) die "serve: unknown flag $1 (flags: -port N, -addr A)" ;;
+    esac
+  done
+  build
+  "$GO" build -o "$OUT/serve" ./web/cmd/serve
+  exec "$OUT/serve" -dir "$SITE" "${args[@]}"
+}
+
+test_all() {
+  need_go
+  need_node
+  need_chromium
+  say "go vet (native, and GOOS=js for the browser programs)"
+  "$GO" vet ./...
+  GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
+  local unformatted
+  unformatted=$(gofmt -l numerics plots wasm web 2>/dev/null || true)
+  [ -z "$unformatted" ] || die "gofmt would change: $unformatted"
+  build
+  say "native tests"
+  "$GO" test -count=1 ./...
+  say "numerics, link and scene tests under GOOS=js GOARCH=wasm (node $(node --version))"
+  GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/...
+  say "browser tests (headless $("$HEADLAB_CHROME" --version 2>/dev/null | head -n1))"
+  HEADLAB_SITE="$SITE" "$GO" test -count=1 -v -run . ./web/e2e/ 2>&1 | tee "$OUT/e2e.log" | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test\.go)' || true
+  grep -q '^ok' "$OUT/e2e.log" || die "browser tests failed (full log: $OUT/e2e.log)"
+  say "all tests passed"
+}
+
+bench() {
+  need_go
+  need_node
+  local pkgs=(./numerics/...)
+  say "benchmarks, native"
+  "$GO" test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" "${pkgs[@]}" | tee "$OUT/bench-native.txt"
+  say "benchmarks, GOOS=js GOARCH=wasm under node"
+  GOOS=js GOARCH=wasm "$GO" test -run '^$' -bench . -benchtime "${BENCHTIME:-1s}" -exec "$(wasm_exec)" "${pkgs[@]}" | tee "$OUT/bench-wasm.txt"
+  say "wasm / native time per op"
+  awk '/^Benchmark/ { name=$1; sub(/-[0-9]+$/, "", name); for (i = 2; i <= NF; i++) if ($(i+1) == "ns/op") t[FILENAME, name] = $i; names[name] = 1 }
+       END { for (n in names) if (t[ARGV[1], n] && t[ARGV[2], n]) printf "%-50s %8.2fx\n", n, t[ARGV[2], n] / t[ARGV[1], n] }' \
+    "$OUT/bench-native.txt" "$OUT/bench-wasm.txt" | sort
+}
+
+dist() {
+  local dir=${1:-dist}
+  build -best
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  cp -R "$SITE/." "$dir/"
+  say "wrote $dir: serve it from any static host (the .br/.gz files are optional)"
+}
+
+mkdir -p "$OUT"
+cmd=${1:-}
+[ -n "$cmd" ] || usage
+shift
+case "$cmd" in
+  build) build "$@" ;;
+  serve) serve "$@" ;;
+  test) test_all "$@" ;;
+  bench) bench "$@" ;;
+  dist) dist "$@" ;;
+  -h|--help|help) usage ;;
+  *) say "unknown command $cmd"; usage ;;
+esac

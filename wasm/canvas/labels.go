@@ -1,0 +1,80 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"image"
+	"image/color"
+	"image/draw"
+
+	"github.com/hajimehoshi/ebiten/v2"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/gofont/goregular"
+	"golang.org/x/image/font/opentype"
+	"golang.org/x/image/math/fixed"
+)
+
+// labels renders short strings once with x/image/font and keeps them as
+// images. ebiten's text/v2 would pull in a text shaper that adds ~0.3 MB
+// (brotli) to the first download; the canvas only needs a few labels.
+type labels struct {
+	face  font.Face
+	size  float64
+	cache map[labelKey]*ebiten.Image
+}
+
+type labelKey struct {
+	s string
+	c color.RGBA
+}
+
+// maxLabels bounds the cache; past it the cache starts afresh.
+const maxLabels = 512
+
+func (l *labels) setSize(size float64) {
+	if l.face != nil && l.size == size {
+		return
+	}
+	for _, img := range l.cache {
+		img.Deallocate()
+	}
+	l.cache = map[labelKey]*ebiten.Image{}
+	l.size = size
+	l.face = nil
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		return
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		return
+	}
+	l.face = face
+}
+
+// get returns the label's image, its top-left at the text's top.
+func (l *labels) get(s string, c color.RGBA) *ebiten.Image {
+	if l.face == nil || s == "" {
+		return nil
+	}
+	k := labelKey{s, c}
+	if img, ok := l.cache[k]; ok {
+		return img
+	}
+	if len(l.cache) >= maxLabels {
+		for _, img := range l.cache {
+			img.Deallocate()
+		}
+		l.cache = map[labelKey]*ebiten.Image{}
+	}
+	m := l.face.Metrics()
+	w := font.MeasureString(l.face, s).Ceil() + 2
+	h := (m.Ascent + m.Descent).Ceil() + 2
+	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
+	d := font.Drawer{Dst: rgba, Src: image.NewUniform(c), Face: l.face, Dot: fixed.Point26_6{X: fixed.I(1), Y: m.Ascent + fixed.I(1)}}
+	draw.Draw(rgba, rgba.Bounds(), image.Transparent, image.Point{}, draw.Src)
+	d.DrawString(s)
+	img := ebiten.NewImageFromImage(rgba)
+	l.cache[k] = img
+	return img
+}

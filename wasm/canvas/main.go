@@ -1,0 +1,27 @@
+//go:build js && wasm
+
+// Command canvas is the interactive canvas of headlab, run by ebiten inside
+// a same-origin iframe of the page (see shared/design/WASM.md for why).
+// The host page drives it through window.headlabCanvas (bridge.go); the
+// canvas reports every change of state back to window.parent.headlabHost.
+//
+// Data flows one way: a link becomes a link.State, the scene package turns
+// it into numbers and geometry, and this package turns those into pixels.
+package main
+
+import (
+	"log"
+
+	"github.com/hajimehoshi/ebiten/v2"
+)
+
+func main() {
+	app := newApp()
+	app.exportBridge()
+	ebiten.SetWindowTitle("headlab")
+	ebiten.SetScreenClearedEveryFrame(true)
+	if err := ebiten.RunGameWithOptions(app, &ebiten.RunGameOptions{InitUnfocused: true}); err != nil {
+		log.Print(err)
+		app.reportError(err.Error())
+	}
+}

@@ -1,0 +1,73 @@
+package scene
+
+import "image/color"
+
+// HeadColors is the Okabe–Ito palette, safe for the common forms of colour
+// blindness; head h (0-based) is drawn in HeadColors[h%8]. Heads are also
+// told apart by dash pattern and label, never by colour alone.
+var HeadColors = [8]color.RGBA{
+	{0x00, 0x72, 0xB2, 0xff}, // blue
+	{0xE6, 0x9F, 0x00, 0xff}, // orange
+	{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	{0xF0, 0xE4, 0x42, 0xff}, // yellow
+	{0x00, 0x00, 0x00, 0xff}, // black (white on dark backgrounds)
+}
+
+// Theme holds the colours of the canvas for one colour scheme.
+type Theme struct {
+	Background, Grid, Axis, Token, Query, Text color.RGBA
+	// Diverging ends of the heat map (negative, positive scores).
+	Cold, Hot color.RGBA
+	Dark      bool
+}
+
+// Light and Dark are the canvas themes.
+var (
+	Light = Theme{
+		Background: color.RGBA{0xff, 0xff, 0xff, 0xff}, Grid: color.RGBA{0xe6, 0xe6, 0xe6, 0xff},
+		Axis: color.RGBA{0xb0, 0xb0, 0xb0, 0xff}, Token: color.RGBA{0x33, 0x33, 0x33, 0xff},
+		Query: color.RGBA{0xc0, 0x1c, 0x28, 0xff}, Text: color.RGBA{0x1a, 0x1a, 0x1a, 0xff},
+		Cold: color.RGBA{0x43, 0x93, 0xc3, 0xff}, Hot: color.RGBA{0xd6, 0x60, 0x4d, 0xff},
+	}
+	Dark = Theme{
+		Background: color.RGBA{0x16, 0x18, 0x1d, 0xff}, Grid: color.RGBA{0x2a, 0x2e, 0x36, 0xff},
+		Axis: color.RGBA{0x55, 0x5b, 0x66, 0xff}, Token: color.RGBA{0xe8, 0xe8, 0xe8, 0xff},
+		Query: color.RGBA{0xff, 0x6b, 0x6b, 0xff}, Text: color.RGBA{0xee, 0xee, 0xee, 0xff},
+		Cold: color.RGBA{0x43, 0x93, 0xc3, 0xff}, Hot: color.RGBA{0xd6, 0x60, 0x4d, 0xff},
+		Dark: true,
+	}
+)
+
+// HeadColor returns head h's colour in theme t.
+func (t Theme) HeadColor(h int) color.RGBA {
+	c := HeadColors[h%len(HeadColors)]
+	if t.Dark && h%len(HeadColors) == 7 {
+		return color.RGBA{0xff, 0xff, 0xff, 0xff}
+	}
+	return c
+}
+
+// Heat returns the heat-map colour of a score s relative to the largest
+// magnitude m on screen: white (or the background) at 0, Cold below, Hot above,
+// with alpha so that tokens stay readable.
+func (t Theme) Heat(s, m float64) color.RGBA {
+	if m <= 0 || s != s {
+		return color.RGBA{}
+	}
+	f := s / m
+	if f > 1 {
+		f = 1
+	} else if f < -1 {
+		f = -1
+	}
+	c := t.Hot
+	if f < 0 {
+		c, f = t.Cold, -f
+	}
+	a := f * 0.55
+	// Premultiplied alpha, as ebiten expects.
+	return color.RGBA{uint8(float64(c.R) * a), uint8(float64(c.G) * a), uint8(float64(c.B) * a), uint8(255 * a)}
+}

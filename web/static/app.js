@@ -1,0 +1,357 @@
+// headlab's host page: HTML controls, the share link in the URL fragment,
+// and window.headlab, the page's test contract (PRODUCT.md). The numbers
+// and the drawing live in the canvas iframe (Go compiled to WebAssembly);
+// this script only moves strings between the controls, the URL and the
+// canvas's bridge, window.headlabCanvas. User text is only ever set with
+// textContent or input values, never parsed as HTML.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const frame = $("canvas");
+  const MAX_ERRORS = 50;
+
+  // Scenes that exist, in the order the switcher shows them.
+  const SCENES = [{ key: "attention", name: "Attention" }];
+  const HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+
+  let canvas = null; // the iframe's window.headlabCanvas once loaded
+  let state = null; // the last state read from the canvas
+  let builtFor = ""; // sizes the tables were built for
+  let syncQueued = false;
+
+  const headlab = {
+    ready: false,
+    errors: [],
+    version: 1,
+    state: () => (canvas ? JSON.parse(canvas.state()) : null),
+    link: () => (canvas ? canvas.link() : location.hash),
+    facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
+    open: (link) => {
+      if (!canvas) throw new Error("headlab: the canvas is not loaded yet");
+      const notes = JSON.parse(canvas.open(String(link)));
+      showNotices(notes);
+      sync();
+      return notes;
+    },
+    figure: (fmt) => Promise.reject(new Error("headlab: figure export (" + String(fmt).slice(0, 8) + ") is not available yet")),
+    fps: () => (canvas ? canvas.fps() : 0),
+  };
+  window.headlab = headlab;
+
+  // The canvas calls these; each defers its work so that no JavaScript
+  // re-enters Go while Go is calling out.
+  window.headlabHost = {
+    loaded: () => setTimeout(onLoaded, 0),
+    changed: () => queueSync(),
+    drawn: () => setTimeout(() => {
+      headlab.ready = true;
+      document.body.classList.add("ready");
+      $("loading").hidden = true;
+    }, 0),
+    error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
+  };
+
+  function onLoaded() {
+    canvas = frame.contentWindow.headlabCanvas;
+    applyTheme();
+    const notes = JSON.parse(canvas.open(location.hash || "#v=1&scene=attention"));
+    showNotices(notes);
+    sync();
+  }
+
+  function queueSync() {
+    if (syncQueued) return;
+    syncQueued = true;
+    requestAnimationFrame(() => {
+      syncQueued = false;
+      sync();
+    });
+  }
+
+  // sync brings the URL, the controls and the outputs up to the canvas's state.
+  function sync() {
+    if (!canvas) return;
+    state = JSON.parse(canvas.state());
+    const link = canvas.link();
+    if (location.hash !== link) history.replaceState(null, "", link);
+    syncControls();
+    syncTables();
+    syncOutputs();
+    $("canvas-alt").textContent = canvas.describe();
+    applyTheme();
+    document.body.classList.toggle("present", !!state.present);
+  }
+
+  function set(key, value) {
+    if (!canvas) return;
+    const notes = JSON.parse(canvas.set(key, String(value)));
+    showNotices(notes);
+    sync();
+  }
+
+  // ---- notices ----
+  function showNotices(notes) {
+    if (!notes || notes.length === 0) return;
+    const list = $("notice-list");
+    for (const n of notes) {
+      const msg = String(n);
+      headlab.errors.push(msg);
+      const li = document.createElement("li");
+      li.textContent = msg;
+      list.prepend(li);
+    }
+    while (headlab.errors.length > MAX_ERRORS) headlab.errors.shift();
+    while (list.children.length > MAX_ERRORS) list.lastChild.remove();
+    $("notices").hidden = false;
+  }
+
+  // ---- scene switcher ----
+  function buildScenes() {
+    const nav = $("scenes");
+    for (const s of SCENES) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = s.name;
+      b.dataset.scene = s.key;
+      b.addEventListener("click", () => set("scene", s.key));
+      nav.append(b);
+    }
+  }
+
+  // ---- scalar controls ----
+  function syncControls() {
+    for (const key of ["H", "d", "seed"]) {
+      const el = $("ctl-" + key);
+      if (document.activeElement !== el) el.value = state[key];
+    }
+    const heat = $("ctl-heat");
+    if (heat.options.length !== state.H + 1) {
+      heat.replaceChildren();
+      const none = new Option("none", "0");
+      heat.append(none);
+      for (let h = 1; h <= state.H; h++) heat.append(new Option("head " + h, String(h)));
+    }
+    heat.value = String(state.heat);
+    $("token-count").textContent = String(state.N);
+    $("add-token").disabled = state.N >= 64;
+    $("remove-token").disabled = state.N <= 2;
+    $("theme").value = state.theme;
+    for (const b of $("scenes").children) {
+      if (b.dataset.scene === state.scene) b.setAttribute("aria-current", "page");
+      else b.removeAttribute("aria-current");
+    }
+  }
+
+  function bindControls() {
+    for (const key of ["H", "d", "seed"]) {
+      $("ctl-" + key).addEventListener("change", (e) => set(key, e.target.value));
+    }
+    $("ctl-heat").addEventListener("change", (e) => set("heat", e.target.value));
+    $("theme").addEventListener("change", (e) => set("theme", e.target.value));
+    $("new-seed").addEventListener("click", () => set("seed", Math.floor(Math.random() * 1e6)));
+    $("add-token").addEventListener("click", () => set("N", state.N + 1));
+    $("remove-token").addEventListener("click", () => set("N", state.N - 1));
+    $("controls").addEventListener("submit", (e) => e.preventDefault());
+    $("copy-link").addEventListener("click", copyLink);
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+    window.addEventListener("hashchange", () => {
+      if (canvas && location.hash !== canvas.link()) headlab.open(location.hash);
+    });
+  }
+
+  function copyLink() {
+    const url = location.href;
+    const done = () => {
+      const b = $("copy-link");
+      b.textContent = "Copied ✓";
+      setTimeout(() => (b.textContent = "Copy link"), 1500);
+    };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(url).then(done, () => fallbackCopy(url, done));
+    } else {
+      fallbackCopy(url, done);
+    }
+  }
+
+  function fallbackCopy(url, done) {
+    const t = document.createElement("textarea");
+    t.value = url;
+    document.body.append(t);
+    t.select();
+    try {
+      document.execCommand("copy");
+      done();
+    } catch (e) {
+      showNotices(["Copy the link from the address bar: " + url]);
+    }
+    t.remove();
+  }
+
+  function applyTheme() {
+    const theme = state ? state.theme : "auto";
+    const dark = theme === "dark" || (theme === "auto" && matchMedia("(prefers-color-scheme: dark)").matches);
+    document.documentElement.dataset.theme = dark ? "dark" : "light";
+    if (canvas) canvas.setDark(dark);
+  }
+
+  // ---- the editable tables of heads and tokens ----
+  function numberInput(label, value, onChange) {
+    const el = document.createElement("input");
+    el.type = "number";
+    el.step = "0.01";
+    el.setAttribute("aria-label", label);
+    el.value = value;
+    el.addEventListener("change", () => {
+      const x = Number(el.value);
+      if (el.value.trim() === "" || !Number.isFinite(x)) {
+        showNotices([label + ": " + JSON.stringify(el.value.slice(0, 40)) + " is not a number; unchanged"]);
+        syncTables(true);
+        return;
+      }
+      onChange(x);
+    });
+    return el;
+  }
+
+  function setListEntry(key, index, x) {
+    const list = state[key].slice();
+    list[index] = x;
+    set(key, list.join(","));
+  }
+
+  function syncTables(force) {
+    const sizes = [state.H, state.d, state.N].join(",");
+    if (force || sizes !== builtFor) {
+      builtFor = sizes;
+      buildHeads();
+      buildTokens();
+      $("tokens-details").open = state.d > 2 || $("tokens-details").open;
+      return;
+    }
+    // Same sizes: update the values in place, leaving a focused field alone.
+    for (const el of document.querySelectorAll("[data-list]")) {
+      if (el === document.activeElement) continue;
+      const v = state[el.dataset.list][Number(el.dataset.index)];
+      if (Number(el.value) !== v) el.value = v;
+    }
+  }
+
+  function buildHeads() {
+    const root = $("heads");
+    root.replaceChildren();
+    const d = state.d;
+    for (let h = 0; h < state.H; h++) {
+      const box = document.createElement("fieldset");
+      box.className = "head";
+      const lg = document.createElement("legend");
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = HEAD_COLORS[h % 8];
+      lg.append(sw, document.createTextNode(" head " + (h + 1)));
+      box.append(lg);
+      const grid = document.createElement("div");
+      grid.className = "matrix";
+      grid.style.gridTemplateColumns = "auto repeat(" + d + ", minmax(3.2em, 1fr))";
+      for (let r = 0; r < d; r++) {
+        const name = document.createElement("span");
+        name.textContent = r === 0 ? "W" : "";
+        grid.append(name);
+        for (let c = 0; c < d; c++) {
+          const idx = h * d * d + r * d + c;
+          const el = numberInput("W of head " + (h + 1) + ", row " + (r + 1) + ", column " + (c + 1), state.W[idx], (x) => setListEntry("W", idx, x));
+          el.dataset.list = "W";
+          el.dataset.index = idx;
+          grid.append(el);
+        }
+      }
+      const vname = document.createElement("span");
+      vname.textContent = "v";
+      grid.append(vname);
+      for (let c = 0; c < d; c++) {
+        const idx = h * d + c;
+        const el = numberInput("v of head " + (h + 1) + ", entry " + (c + 1), state.val[idx], (x) => setListEntry("val", idx, x));
+        el.dataset.list = "val";
+        el.dataset.index = idx;
+        grid.append(el);
+      }
+      box.append(grid);
+      root.append(box);
+    }
+  }
+
+  function buildTokens() {
+    const root = $("tokens");
+    root.replaceChildren();
+    const d = state.d;
+    const grid = document.createElement("div");
+    grid.className = "matrix";
+    grid.style.gridTemplateColumns = "auto repeat(" + d + ", minmax(3.2em, 1fr))";
+    for (let i = 0; i < state.N; i++) {
+      const name = document.createElement("span");
+      name.textContent = i === state.N - 1 ? "query" : "x" + (i + 1);
+      grid.append(name);
+      for (let c = 0; c < d; c++) {
+        const idx = i * d + c;
+        const el = numberInput("token " + (i + 1) + ", coordinate " + (c + 1), state.tok[idx], (x) => setListEntry("tok", idx, x));
+        el.dataset.list = "tok";
+        el.dataset.index = idx;
+        grid.append(el);
+      }
+    }
+    root.append(grid);
+  }
+
+  // ---- outputs: per-head bars and their sum, with values ----
+  function syncOutputs() {
+    const f = JSON.parse(canvas.facts());
+    const rows = f.heads.map((y, h) => ({ name: "head " + (h + 1), y, color: HEAD_COLORS[h % 8] }));
+    rows.push({ name: "layer (sum)", y: f.output, color: "" });
+    const peak = Math.max(1e-12, ...rows.map((r) => Math.abs(r.y)));
+    const root = $("bars");
+    if (root.children.length !== rows.length) {
+      root.replaceChildren();
+      for (const r of rows) {
+        const row = document.createElement("div");
+        row.className = "bar-row";
+        const name = document.createElement("span");
+        name.className = "bar-name";
+        const track = document.createElement("span");
+        track.className = "bar-track";
+        const bar = document.createElement("span");
+        bar.className = "bar";
+        track.append(bar);
+        const val = document.createElement("output");
+        val.className = "bar-value";
+        row.append(name, track, val);
+        root.append(row);
+      }
+    }
+    rows.forEach((r, i) => {
+      const row = root.children[i];
+      row.classList.toggle("sum", r.color === "");
+      row.children[0].textContent = r.name;
+      const bar = row.children[1].firstChild;
+      const frac = Math.abs(r.y) / peak;
+      bar.style.width = (50 * frac).toFixed(2) + "%";
+      bar.style.left = r.y >= 0 ? "50%" : (50 - 50 * frac).toFixed(2) + "%";
+      bar.style.background = r.color || "var(--fg)";
+      row.children[2].textContent = r.y.toFixed(6);
+    });
+    const c = $("canonical");
+    if (f.canonical < state.H) {
+      c.textContent = "Some heads share W (or cancel): the canonical form of this layer has " + f.canonical +
+        " head" + (f.canonical === 1 ? "" : "s") + " instead of " + state.H + ", with the same output.";
+    } else {
+      c.textContent = "All " + state.H + " heads are distinct: the layer is already canonical.";
+    }
+  }
+
+  buildScenes();
+  bindControls();
+  // If the canvas loaded before this script ran, start now.
+  try {
+    if (frame.contentWindow && frame.contentWindow.headlabCanvas) onLoaded();
+  } catch (e) {
+    showNotices(["the canvas frame is not reachable: " + e]);
+  }
+})();

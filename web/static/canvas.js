@@ -1,0 +1,22 @@
+// Boots the canvas program (Go compiled to WebAssembly, drawn by ebiten)
+// inside the page's iframe. The wasm's name carries a hash of its content;
+// the site builder writes it in place of the placeholder below.
+"use strict";
+(function () {
+  const url = "../__WASM_canvas__";
+  const go = new Go();
+  const fail = (err) => {
+    const host = window.parent && window.parent.headlabHost;
+    if (host && host.error) host.error("the canvas could not start: " + err);
+  };
+  const start = (result) => go.run(result.instance);
+  if (WebAssembly.instantiateStreaming) {
+    WebAssembly.instantiateStreaming(fetch(url), go.importObject).then(start).catch((err) => {
+      // Some static hosts serve .wasm with the wrong type: fall back.
+      fetch(url).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject)).then(start).catch(fail);
+      console.warn("streaming compile failed, retried:", String(err));
+    });
+  } else {
+    fetch(url).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject)).then(start).catch(fail);
+  }
+})();
