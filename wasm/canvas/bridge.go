@@ -21,6 +21,7 @@ import (
 //	facts()          the numbers the view shows, as JSON
 //	describe()       a sentence for the canvas's text alternative
 //	fields()         the link schema as JSON, for building controls
+//	point(i)         token i's position on the canvas in CSS pixels, as JSON
 //	fps()            ebiten's ActualFPS
 //	ready            true once the current state has been drawn
 func (a *app) exportBridge() {
@@ -56,6 +57,20 @@ func (a *app) exportBridge() {
 		return a.scene.Describe()
 	}))
 	obj.Set("fields", fn(func([]js.Value) any { return mustJSON(link.Fields()) }))
+	obj.Set("point", fn(func(args []js.Value) any {
+		// Token i's position in CSS pixels from the canvas's top-left corner.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		i := -1
+		if len(args) > 0 && args[0].Type() == js.TypeNumber {
+			i = args[0].Int()
+		}
+		if i < 0 || i >= a.scene.State.N || a.gfx.dsf <= 0 {
+			return js.Null()
+		}
+		x, y := a.view.ToScreen(a.scene.Point(i))
+		return mustJSON([]float64{x / a.gfx.dsf, y / a.gfx.dsf})
+	}))
 	obj.Set("fps", fn(func([]js.Value) any { return actualFPS() }))
 	obj.Set("setDark", fn(func(args []js.Value) any {
 		a.mu.Lock()

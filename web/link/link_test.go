@@ -14,7 +14,7 @@ func randomState(rng *rand.Rand) State {
 	s := Default()
 	s.Scene = Scenes[rng.IntN(len(Scenes))]
 	s.H = 1 + rng.IntN(MaxHeads)
-	s.D = 1 + rng.IntN(MaxWidth)
+	s.D = 1 + rng.IntN(WidthLimit(s.Scene))
 	s.N = MinTokens + rng.IntN(MaxTokens-MinTokens+1)
 	s.Seed = rng.Uint64N(MaxSeed + 1)
 	s.Heat = rng.IntN(s.H + 1)
@@ -23,8 +23,19 @@ func randomState(rng *rand.Rand) State {
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
 	s.Theme = []string{"auto", "light", "dark"}[rng.IntN(3)]
 	s.Present = rng.IntN(2) == 1
+	s.M = 1 + rng.IntN(8)
+	s.K = 1 + rng.IntN(15)
+	s.Keys = []string{"random", "shared"}[rng.IntN(2)]
+	s.Src = []string{"random", "attention"}[rng.IntN(2)]
+	s.View = []string{"steps", "result", "sweep", "modes"}[rng.IntN(4)]
+	s.Dup = rng.IntN(s.H + 1)
+	s.Cancel = rng.IntN(2) == 1
+	if rng.IntN(2) == 0 {
+		s.H0 = s.H + rng.IntN(MaxHeads-s.H+1)
+	}
 	s.Tok, s.W, s.Val = Defaults(s)
-	for _, l := range [][]float64{s.Tok, s.W, s.Val} {
+	s.Q = DefaultQuery(s)
+	for _, l := range [][]float64{s.Tok, s.W, s.Val, s.Q} {
 		if rng.IntN(2) == 0 {
 			continue
 		}
@@ -129,7 +140,7 @@ func TestHostileLinks(t *testing.T) {
 
 func TestClampingKeepsTheNearestValue(t *testing.T) {
 	s, _ := Parse("#H=1e308&N=1&d=17&noise=1")
-	if s.H != MaxHeads || s.N != MinTokens || s.D != MaxWidth || s.Noise != 0.1 {
+	if s.H != MaxHeads || s.N != MinTokens || s.D != WidthLimit("attention") || s.Noise != 0.1 {
 		t.Fatalf("clamped to H=%d N=%d d=%d noise=%v", s.H, s.N, s.D, s.Noise)
 	}
 	s, _ = Parse("#tok=1000,-1000,0,1,2,3,4,5,6,7,8,9")

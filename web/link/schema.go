@@ -28,6 +28,20 @@ const (
 // presents them.
 var Scenes = []string{"attention"}
 
+// WidthLimit returns the largest token width d the scene accepts: the
+// atom-explosion curve reaches d = 60 from counts, while the attention and
+// recovery scenes edit d×d matrices and stop at 16.
+func WidthLimit(scene string) int {
+	if scene == "atoms" {
+		return MaxWidth
+	}
+	return 16
+}
+
+// MaxFewer is the largest d of the fewer-atoms experiment, and so 2^MaxFewer
+// bounds its k.
+const MaxFewer = 4
+
 // Kind is the type of a link value.
 type Kind int
 
@@ -89,6 +103,35 @@ func Schema() []Field {
 		{Key: "val", Kind: Floats, Doc: "the heads' value vectors v_h, H blocks of d (default: drawn from the seed)", Min: -MaxParam, Max: MaxParam,
 			get: func(s *State) string { return formatFloats(s.Val) },
 			set: func(s *State, v string) (string, error) { return setFloats(&s.Val, v, s.H*s.D, MaxParam) }},
+		{Key: "q", Kind: Floats, Doc: "the atom scene's query q, d numbers (default: drawn from the seed)", Min: -MaxCoord, Max: MaxCoord,
+			get: func(s *State) string { return formatFloats(s.Q) },
+			set: func(s *State, v string) (string, error) { return setFloats(&s.Q, v, s.D, MaxCoord) }},
+		{Key: "m", Kind: Int, Doc: "atoms per head in the general-fusion panel", Default: "3", Min: 1, Max: 8,
+			get: func(s *State) string { return strconv.Itoa(s.M) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.M, v, 1, 8) }},
+		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: "random", Allowed: []string{"random", "shared"},
+			get: func(s *State) string { return s.Keys },
+			set: func(s *State, v string) (string, error) { return setEnum(&s.Keys, v, []string{"random", "shared"}) }},
+		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
+			get: func(s *State) string { return strconv.Itoa(s.K) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.K, v, 1, 1<<MaxFewer-1) }},
+		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeads,
+			get: func(s *State) string { return strconv.Itoa(s.H0) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.H0, v, 0, MaxHeads) }},
+		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: "random", Allowed: []string{"random", "attention"},
+			get: func(s *State) string { return s.Src },
+			set: func(s *State, v string) (string, error) { return setEnum(&s.Src, v, []string{"random", "attention"}) }},
+		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeads,
+			get: func(s *State) string { return strconv.Itoa(s.Dup) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.Dup, v, 0, MaxHeads) }},
+		{Key: "cancel", Kind: Bool, Doc: "add a pair of heads that cancel (same W, opposite v)", Default: "0",
+			get: func(s *State) string { return formatBool(s.Cancel) },
+			set: func(s *State, v string) (string, error) { return setBool(&s.Cancel, v) }},
+		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel", Default: "steps", Allowed: []string{"steps", "result", "sweep", "modes"},
+			get: func(s *State) string { return s.View },
+			set: func(s *State, v string) (string, error) {
+				return setEnum(&s.View, v, []string{"steps", "result", "sweep", "modes"})
+			}},
 		{Key: "mode", Kind: Enum, Doc: "recovery schedule", Default: "paper", Allowed: []string{"paper", "economy"},
 			get: func(s *State) string { return s.Mode },
 			set: func(s *State, v string) (string, error) { return setEnum(&s.Mode, v, []string{"paper", "economy"}) }},

@@ -31,6 +31,17 @@ type State struct {
 	// they are drawn from Seed (see Defaults).
 	Tok, W, Val []float64
 
+	Q    []float64 // the atom scene's query q (D numbers)
+	M    int       // atoms per head in the general-fusion panel, 1…8
+	Keys string    // random or shared keys in the general-fusion panel
+	K    int       // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
+
+	H0     int    // upper bound on H for the learner; 0 when H is known
+	Src    string // the recovery scene's true layer: random or attention
+	Dup    int    // heads of the true layer given a duplicate, 0…H
+	Cancel bool   // a cancelling pair of heads is added to the true layer
+	View   string // the recovery scene's panel: steps, result, sweep or modes
+
 	Mode    string  // recovery schedule: paper or economy
 	Step    int     // recovery step
 	Noise   float64 // relative accuracy of the recovery oracle, 0…0.1
@@ -57,8 +68,10 @@ const maxNotices = 12
 
 // Default returns the state of a page opened without a link.
 func Default() State {
-	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, Mode: "paper", Theme: "auto"}
+	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3,
+		Src: "random", View: "steps", Mode: "paper", Theme: "auto"}
 	s.Tok, s.W, s.Val = Defaults(s)
+	s.Q = DefaultQuery(s)
 	return s
 }
 
@@ -91,6 +104,17 @@ func Defaults(s State) (tok, w, val []float64) {
 		}
 	}
 	return tok, w, val
+}
+
+// DefaultQuery returns the atom scene's query that s's seed draws for its d.
+// Coordinate j is the same for every d that includes it.
+func DefaultQuery(s State) []float64 {
+	rng := rand.New(rand.NewPCG(s.Seed, 0x7175657279)) // "query"
+	q := make([]float64, s.D)
+	for j := range q {
+		q[j] = round2(rng.NormFloat64())
+	}
+	return q
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
@@ -168,7 +192,20 @@ func Parse(fragment string) (State, []Notice) {
 		note(Notice{Key: "heat", Value: fmt.Sprint(s.Heat), Message: fmt.Sprintf("there are only %d heads; set to %d", s.H, s.H)})
 		s.Heat = s.H
 	}
+	if lim := WidthLimit(s.Scene); s.D > lim {
+		note(Notice{Key: "d", Value: fmt.Sprint(s.D), Message: fmt.Sprintf("the %s scene takes d up to %d; set to %d", s.Scene, lim, lim)})
+		s.D = lim
+	}
+	if s.Dup > s.H {
+		note(Notice{Key: "dup", Value: fmt.Sprint(s.Dup), Message: fmt.Sprintf("there are only %d heads to duplicate; set to %d", s.H, s.H)})
+		s.Dup = s.H
+	}
+	if s.H0 != 0 && s.H0 < s.H {
+		note(Notice{Key: "H0", Value: fmt.Sprint(s.H0), Message: fmt.Sprintf("an upper bound below H = %d; set to %d", s.H, s.H)})
+		s.H0 = s.H
+	}
 	s.Tok, s.W, s.Val = Defaults(s)
+	s.Q = DefaultQuery(s)
 	for _, f := range fields {
 		if f.Kind == Floats {
 			apply(f)
@@ -214,7 +251,7 @@ func (s State) Link() string {
 	var b strings.Builder
 	b.WriteByte('#')
 	tok, w, val := Defaults(s)
-	defaults := map[string][]float64{"tok": tok, "W": w, "val": val}
+	defaults := map[string][]float64{"tok": tok, "W": w, "val": val, "q": DefaultQuery(s)}
 	first := true
 	for _, f := range Schema() {
 		v := f.get(&s)
@@ -244,6 +281,8 @@ func listOf(s *State, key string) []float64 {
 		return s.Tok
 	case "W":
 		return s.W
+	case "q":
+		return s.Q
 	default:
 		return s.Val
 	}
@@ -269,16 +308,26 @@ func (s State) Validate() error {
 		return fmt.Errorf("link: scene %q is not one of %v", s.Scene, Scenes)
 	case s.H < 1 || s.H > MaxHeads:
 		return fmt.Errorf("link: H = %d outside 1…%d", s.H, MaxHeads)
-	case s.D < 1 || s.D > MaxWidth:
-		return fmt.Errorf("link: d = %d outside 1…%d", s.D, MaxWidth)
+	case s.D < 1 || s.D > WidthLimit(s.Scene):
+		return fmt.Errorf("link: d = %d outside 1…%d", s.D, WidthLimit(s.Scene))
 	case s.Seed > MaxSeed:
 		return fmt.Errorf("link: seed %d above %d", s.Seed, uint64(MaxSeed))
 	case s.N < MinTokens || s.N > MaxTokens:
 		return fmt.Errorf("link: N = %d outside %d…%d", s.N, MinTokens, MaxTokens)
 	case s.Heat < 0 || s.Heat > s.H:
 		return fmt.Errorf("link: heat = %d outside 0…H", s.Heat)
-	case len(s.Tok) != s.N*s.D || len(s.W) != s.H*s.D*s.D || len(s.Val) != s.H*s.D:
-		return fmt.Errorf("link: list lengths %d, %d, %d do not fit N=%d, H=%d, d=%d", len(s.Tok), len(s.W), len(s.Val), s.N, s.H, s.D)
+	case len(s.Tok) != s.N*s.D || len(s.W) != s.H*s.D*s.D || len(s.Val) != s.H*s.D || len(s.Q) != s.D:
+		return fmt.Errorf("link: list lengths %d, %d, %d, %d do not fit N=%d, H=%d, d=%d", len(s.Tok), len(s.W), len(s.Val), len(s.Q), s.N, s.H, s.D)
+	case s.M < 1 || s.M > 8 || s.K < 1 || s.K > 1<<MaxFewer-1:
+		return fmt.Errorf("link: m = %d or k = %d out of range", s.M, s.K)
+	case !contains([]string{"random", "shared"}, s.Keys) || !contains([]string{"random", "attention"}, s.Src):
+		return fmt.Errorf("link: keys %q or src %q", s.Keys, s.Src)
+	case s.H0 != 0 && (s.H0 < s.H || s.H0 > MaxHeads):
+		return fmt.Errorf("link: H0 = %d with H = %d", s.H0, s.H)
+	case s.Dup < 0 || s.Dup > s.H:
+		return fmt.Errorf("link: dup = %d with H = %d", s.Dup, s.H)
+	case !contains([]string{"steps", "result", "sweep", "modes"}, s.View):
+		return fmt.Errorf("link: view %q", s.View)
 	case !contains([]string{"paper", "economy"}, s.Mode):
 		return fmt.Errorf("link: mode %q", s.Mode)
 	case s.Step < 0 || s.Step > 1<<20:
@@ -291,7 +340,7 @@ func (s State) Validate() error {
 	for _, l := range []struct {
 		xs  []float64
 		lim float64
-	}{{s.Tok, MaxCoord}, {s.W, MaxParam}, {s.Val, MaxParam}} {
+	}{{s.Tok, MaxCoord}, {s.W, MaxParam}, {s.Val, MaxParam}, {s.Q, MaxCoord}} {
 		for _, x := range l.xs {
 			if !(x >= -l.lim && x <= l.lim) {
 				return fmt.Errorf("link: list value %v outside ±%v", x, l.lim)
@@ -348,7 +397,7 @@ func (s State) With(key, value string) (State, []Notice) {
 		return s, []Notice{{Key: clip(key), Value: clip(value), Message: "unknown key; ignored"}}
 	}
 	t := s
-	t.Tok, t.W, t.Val = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val)
+	t.Tok, t.W, t.Val, t.Q = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q)
 	var notes []Notice
 	if _, err := f.set(&t, value); err != nil {
 		notes = append(notes, Notice{Key: key, Value: clip(value), Message: err.Error()})
@@ -356,9 +405,17 @@ func (s State) With(key, value string) (State, []Notice) {
 			return s, notes
 		}
 	}
+	if lim := WidthLimit(t.Scene); t.D > lim {
+		notes = append(notes, Notice{Key: "d", Value: fmt.Sprint(t.D), Message: fmt.Sprintf("the %s scene takes d up to %d; set to %d", t.Scene, lim, lim)})
+		t.D = lim
+	}
+	if t.D != s.D && key != "d" {
+		key = "d" // a scene change shrank d: redraw the lists
+	}
 	switch key {
 	case "seed", "d":
 		t.Tok, t.W, t.Val = Defaults(t)
+		t.Q = DefaultQuery(t)
 	case "H":
 		_, w, val := Defaults(t)
 		keep := min(s.H, t.H)
@@ -374,6 +431,12 @@ func (s State) With(key, value string) (State, []Notice) {
 	}
 	if t.Heat > t.H {
 		t.Heat = t.H
+	}
+	if t.Dup > t.H {
+		t.Dup = t.H
+	}
+	if t.H0 != 0 && t.H0 < t.H {
+		t.H0 = t.H
 	}
 	return t, notes
 }

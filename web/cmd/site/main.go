@@ -1,0 +1,86 @@
+// Command site assembles the headlab static site: a self-contained folder
+// that the local server (web/cmd/serve) or any static host can serve.
+//
+// Usage:
+//
+//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-best]
+//
+// From the repository root (the folder holding go.mod, found by walking up
+// from the working directory, or -root) it copies index.html and everything
+// under web/static/ (into <out>/static/), $(go env GOROOT)/lib/wasm/wasm_exec.js
+// into <out>/static/wasm_exec.js, and each wasm into <out>/NAME.<hash>.wasm,
+// where <hash> is the first 12 hex digits of its SHA-256. It writes
+// <out>/static/manifest.js, which exports the hashed names:
+//
+//	export const wasm = {"canvas": "canvas.1a2b3c4d5e6f.wasm"};
+//
+// and replaces the placeholder __WASM_<name>__ in every .html, .js and .mjs
+// file with that file's hashed name (an unknown placeholder is an error).
+// Compressible files get .br (brotli quality 9, or 11 with -best) and .gz
+// (gzip best compression) variants, kept only when smaller than the file.
+//
+// Runs are idempotent: unchanged files are not rewritten, variants of
+// unchanged files are not recompressed (a state file, <out>/.headlab-site,
+// records the content hashes), and files from earlier runs that the site no
+// longer holds, such as stale hashed wasm files, are removed. To guard
+// against a mistyped -out, the command refuses to write into a non-empty
+// folder that has no such state file.
+//
+// It prints one line per file (raw, gzip and brotli sizes) and the bytes a
+// first visit downloads with brotli: index.html and canvas.html, the
+// scripts, styles, frames and images they reference, and the wasm they name.
+// It exits with status 0 on success and 1 on any error.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses the command line, builds the site and prints its summary.
+// It returns the process exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("site", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	var cfg config
+	fset.StringVar(&cfg.out, "out", "", "output folder for the site (required)")
+	fset.StringVar(&cfg.root, "root", "", "repository root (default: the nearest folder above the working directory holding go.mod)")
+	fset.StringVar(&cfg.goroot, "goroot", "", "Go root holding lib/wasm/wasm_exec.js (default: go env GOROOT)")
+	fset.BoolVar(&cfg.best, "best", false, "brotli quality 11 (slow on a large wasm) instead of 9")
+	fset.Func("wasm", "`NAME=PATH` of a wasm to publish as NAME.<hash>.wasm; a bare PATH is named canvas (repeatable)", func(s string) error {
+		w, err := parseWasmFlag(s)
+		if err != nil {
+			return err
+		}
+		cfg.wasm = append(cfg.wasm, w)
+		return nil
+	})
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-best]")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 1
+	}
+	if fset.NArg() > 0 {
+		fmt.Fprintf(stderr, "site: unexpected arguments: %s\n", strings.Join(fset.Args(), " "))
+		return 1
+	}
+	sum, err := build(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	sum.print(stdout)
+	return 0
+}
