@@ -17,9 +17,10 @@ import (
 // Draw in its own goroutine.
 type app struct {
 	mu      sync.Mutex
-	scene   *scene.Attention
+	scene   scene.Scene
+	render  renderer // draws scene; chosen by the scene's name
 	notices []link.Notice
-	drag    scene.Drag
+	job     scene.Job // a long computation run a slice per frame, or nil
 	view    scene.View
 	dirty   bool // the scene changed: redraw caches, tell the host
 	drawn   bool // the current scene reached the screen
@@ -30,12 +31,11 @@ type app struct {
 
 func newApp() *app {
 	a := &app{}
-	s := link.Default()
-	sc, err := scene.NewAttention(s)
+	sc, err := scene.New(link.Default())
 	if err != nil {
 		panic(err) // the default state is valid by construction (tested)
 	}
-	a.scene = sc
+	a.scene, a.render = sc, rendererFor(sc)
 	a.dirty = true
 	return a
 }
@@ -52,27 +52,49 @@ func (a *app) open(fragment string) []link.Notice {
 func (a *app) set(key, value string) []link.Notice {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, notes := a.scene.State.With(key, value)
+	s, notes := a.scene.Link().With(key, value)
 	return a.setLocked(s, notes)
 }
 
 func (a *app) setLocked(s link.State, notes []link.Notice) []link.Notice {
-	sc, err := scene.NewAttention(s)
+	sc, err := scene.New(s)
 	if err != nil {
 		notes = append(notes, link.Notice{Message: fmt.Sprintf("%v; the previous view is kept", err)})
 		a.notices = notes
 		return notes
 	}
-	a.scene = sc
+	a.replaceLocked(sc)
 	a.notices = notes
-	a.drag.Release()
-	if a.view.Width > 0 {
-		margin := a.view.Margin
-		a.view = scene.NewView(a.view.Width, a.view.Height, s.Tok, s.D)
-		a.view.Margin = margin
-	}
-	a.changedLocked()
 	return notes
+}
+
+// replaceLocked makes sc the current scene, with a fresh renderer when the
+// scene's kind changed, and refits the view to its tokens.
+func (a *app) replaceLocked(sc scene.Scene) {
+	old := a.scene.Link().Scene
+	a.scene = sc
+	if sc.Link().Scene != old {
+		a.render = rendererFor(sc)
+	}
+	a.render.reset(a)
+	if j, ok := sc.(interface{ Job() scene.Job }); ok {
+		a.job = j.Job()
+	} else {
+		a.job = nil
+	}
+	a.refitLocked()
+	a.changedLocked()
+}
+
+// refitLocked fits the view to the scene's tokens.
+func (a *app) refitLocked() {
+	if a.view.Width <= 0 {
+		return
+	}
+	s := a.scene.Link()
+	margin := a.view.Margin
+	a.view = scene.NewView(a.view.Width, a.view.Height, s.Tok, s.D)
+	a.view.Margin = margin
 }
 
 func (a *app) changedLocked() {
@@ -84,19 +106,23 @@ func (a *app) changedLocked() {
 func (a *app) stateJSON() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return mustJSON(a.scene.State.Values())
+	return mustJSON(a.scene.Link().Values())
 }
 
 func (a *app) factsJSON() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return mustJSON(a.scene.Facts())
+	f := a.scene.Facts()
+	if a.job != nil {
+		f["progress"] = a.job.Progress()
+	}
+	return mustJSON(f)
 }
 
 func (a *app) linkString() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.scene.State.Link()
+	return a.scene.Link().Link()
 }
 
 func mustJSON(v any) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"syscall/js"
 
+	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
@@ -65,10 +66,11 @@ func (a *app) exportBridge() {
 		if len(args) > 0 && args[0].Type() == js.TypeNumber {
 			i = args[0].Int()
 		}
-		if i < 0 || i >= a.scene.State.N || a.gfx.dsf <= 0 {
+		sc, ok := a.scene.(*scene.Attention)
+		if !ok || i < 0 || i >= sc.State.N || a.gfx.dsf <= 0 {
 			return js.Null()
 		}
-		x, y := a.view.ToScreen(a.scene.Point(i))
+		x, y := a.view.ToScreen(sc.Point(i))
 		return mustJSON([]float64{x / a.gfx.dsf, y / a.gfx.dsf})
 	}))
 	obj.Set("fps", fn(func([]js.Value) any { return actualFPS() }))

@@ -3,23 +3,43 @@
 package main
 
 import (
+	"time"
+
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
-
-	"headlab/wasm/scene"
 )
 
-// hitRadius is how close, in CSS pixels, a press must be to grab a token.
+// hitRadius is how close, in CSS pixels, a press must be to grab something.
 const hitRadius = 14
 
-// Update turns pointer input into changes of state; it never draws.
+// jobBudget is how long Update may spend on a scene's long computation per
+// frame, leaving the rest of a 60 Hz frame for drawing.
+const jobBudget = 6 * time.Millisecond
+
+// Update turns pointer input into changes of state and advances a running
+// job; it never draws.
 func (a *app) Update() error {
 	a.mu.Lock()
-	a.pointerLocked()
+	if a.gfx.dsf > 0 {
+		if next := a.render.pointer(a, a.pointer()); next != nil {
+			a.scene = next
+			a.changedLocked()
+		}
+	}
+	if a.job != nil {
+		start := time.Now()
+		for time.Since(start) < jobBudget {
+			if a.job.Step() {
+				a.job = nil
+				break
+			}
+		}
+		a.changedLocked()
+	}
 	var tell string
 	if a.version != a.told {
 		a.told = a.version
-		tell = a.scene.State.Link()
+		tell = a.scene.Link().Link()
 	}
 	a.mu.Unlock()
 	if tell != "" {
@@ -28,71 +48,61 @@ func (a *app) Update() error {
 	return nil
 }
 
-// pointerLocked feeds the mouse and the first finger to the drag.
-func (a *app) pointerLocked() {
-	dsf := a.gfx.dsf
-	if dsf <= 0 {
-		return
-	}
-	px, py, pressed, justPressed, released := a.pointer()
-	x, y := float64(px), float64(py)
-	switch {
-	case justPressed:
-		a.drag.Press(a.scene, a.view, x, y, hitRadius*dsf)
-	case pressed && a.drag.Active:
-		if changed, next := a.drag.Move(a.scene, a.view, x, y); changed {
-			a.scene = &next
-			a.changedLocked()
-		}
-	case released && a.drag.Active:
-		a.drag.Release()
-		a.view = scene.NewView(a.view.Width, a.view.Height, a.scene.State.Tok, a.scene.State.D)
-		a.dirty = true
-	}
-	a.gfx.hover = a.scene.HitToken(a.view, x, y, hitRadius*dsf)
+// pointerState is one pointer (the mouse, or the first finger) in screen
+// pixels, with its button edges.
+type pointerState struct {
+	x, y                           float64
+	pressed, justPressed, released bool
 }
 
-// pointer reads one pointer from the mouse or, when fingers are down, from
-// the first touch, in screen pixels.
-func (a *app) pointer() (x, y int, pressed, justPressed, released bool) {
-	a.gfx.touches = ebiten.AppendTouchIDs(a.gfx.touches[:0])
-	if len(a.gfx.touches) > 0 || a.gfx.touching {
+// pointer reads the mouse or, when fingers are down, the first touch.
+func (a *app) pointer() pointerState {
+	g := &a.gfx
+	g.touches = ebiten.AppendTouchIDs(g.touches[:0])
+	if len(g.touches) > 0 || g.touching {
 		just := inpututil.AppendJustPressedTouchIDs(nil)
-		if len(just) > 0 && !a.gfx.touching {
-			a.gfx.touch, a.gfx.touching = just[0], true
-			x, y = ebiten.TouchPosition(a.gfx.touch)
-			return x, y, true, true, false
+		if len(just) > 0 && !g.touching {
+			g.touch, g.touching = just[0], true
+			x, y := ebiten.TouchPosition(g.touch)
+			g.lastX, g.lastY = x, y
+			return pointerState{x: float64(x), y: float64(y), pressed: true, justPressed: true}
 		}
-		if a.gfx.touching {
-			if inpututil.IsTouchJustReleased(a.gfx.touch) {
-				a.gfx.touching = false
-				return a.gfx.lastX, a.gfx.lastY, false, false, true
+		if g.touching {
+			if inpututil.IsTouchJustReleased(g.touch) {
+				g.touching = false
+				return pointerState{x: float64(g.lastX), y: float64(g.lastY), released: true}
 			}
-			x, y = ebiten.TouchPosition(a.gfx.touch)
-			a.gfx.lastX, a.gfx.lastY = x, y
-			return x, y, true, false, false
+			x, y := ebiten.TouchPosition(g.touch)
+			g.lastX, g.lastY = x, y
+			return pointerState{x: float64(x), y: float64(y), pressed: true}
 		}
 	}
-	x, y = ebiten.CursorPosition()
-	return x, y, ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft),
-		inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft),
-		inpututil.IsMouseButtonJustReleased(ebiten.MouseButtonLeft)
+	x, y := ebiten.CursorPosition()
+	return pointerState{
+		x: float64(x), y: float64(y),
+		pressed:     ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft),
+		justPressed: inpututil.IsMouseButtonJustPressed(ebiten.MouseButtonLeft),
+		released:    inpututil.IsMouseButtonJustReleased(ebiten.MouseButtonLeft),
+	}
 }
 
-// Layout renders at device pixels for a crisp canvas on HiDPI screens.
-func (a *app) Layout(int, int) (int, int) {
-	panic("unused: LayoutF is implemented")
+// Layout is required by ebiten.Game; LayoutF, which ebiten prefers, does
+// the work.
+func (a *app) Layout(w, h int) (int, int) {
+	W, H := a.LayoutF(float64(w), float64(h))
+	return int(W), int(H)
 }
 
-// LayoutF receives the iframe's size in CSS pixels.
+// LayoutF receives the iframe's size in CSS pixels and renders at device
+// pixels for a crisp canvas on HiDPI screens.
 func (a *app) LayoutF(w, h float64) (float64, float64) {
 	dsf := ebiten.Monitor().DeviceScaleFactor()
 	W, H := w*dsf, h*dsf
 	a.mu.Lock()
 	if W != a.view.Width || H != a.view.Height || dsf != a.gfx.dsf {
 		a.gfx.dsf = dsf
-		a.view = scene.NewView(W, H, a.scene.State.Tok, a.scene.State.D)
-		a.view.Margin = 16 * dsf
+		a.view.Width, a.view.Height, a.view.Margin = W, H, 16*dsf
+		a.refitLocked()
 		a.dirty = true
 	}
 	a.mu.Unlock()

@@ -1,0 +1,31 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"headlab/wasm/scene"
+)
+
+// renderer draws one kind of scene and turns the pointer into changes of
+// its state. The app calls every method with its lock held.
+type renderer interface {
+	// reset forgets what belonged to the previous scene (a drag, a hover).
+	reset(a *app)
+	// rebuild recomputes cached images after the scene or the view changed.
+	rebuild(a *app, th scene.Theme)
+	// draw draws the current scene.
+	draw(screen *ebiten.Image, a *app, th scene.Theme)
+	// pointer handles the pointer and returns the next scene, or nil when
+	// the state did not change.
+	pointer(a *app, p pointerState) scene.Scene
+}
+
+// rendererFor returns a fresh renderer for the scene's kind.
+func rendererFor(sc scene.Scene) renderer {
+	switch sc.(type) {
+	default:
+		return &attentionRenderer{hover: -1}
+	}
+}

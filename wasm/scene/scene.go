@@ -1,0 +1,39 @@
+package scene
+
+import (
+	"headlab/web/link"
+)
+
+// Scene is one of the page's scenes computed from a state: what it shows
+// as numbers (Facts, under the names of the page's test contract) and as a
+// sentence (Describe, the canvas's text alternative).
+type Scene interface {
+	// Link returns the state the scene was computed from.
+	Link() link.State
+	// Facts returns the numbers the scene shows.
+	Facts() map[string]any
+	// Describe returns a sentence stating what the canvas shows.
+	Describe() string
+}
+
+// Job is a long computation a scene runs a slice at a time, so that the
+// page keeps drawing: the canvas calls Step until it reports done, within a
+// few milliseconds per frame, and shows Progress.
+type Job interface {
+	// Step does a small piece of work (a few milliseconds at most) and
+	// reports whether the job is finished.
+	Step() (done bool)
+	// Progress is the fraction done, from 0 to 1.
+	Progress() float64
+}
+
+// New computes the scene a state selects.
+func New(s link.State) (Scene, error) {
+	switch s.Scene {
+	default:
+		return NewAttention(s)
+	}
+}
+
+// Link returns the state the scene was computed from.
+func (a *Attention) Link() link.State { return a.State }
