@@ -10,8 +10,16 @@
   const frame = $("canvas");
   const MAX_ERRORS = 50;
 
-  // Scenes that exist, in the order the switcher shows them.
-  const SCENES = [{ key: "attention", name: "Attention" }];
+  // Scenes, in the order the switcher shows them. The attention scene is
+  // this file's; the others register themselves in window.headlabScenes
+  // (static/atoms.js, static/recovery.js) as { build(panel, intro, api),
+  // sync(state, facts) }, and the switcher lists only those that exist.
+  const modules = window.headlabScenes || {};
+  const SCENES = [
+    { key: "attention", name: "Attention" },
+    { key: "atoms", name: "Atom explosion" },
+    { key: "recovery", name: "Recovery" },
+  ].filter((s) => s.key === "attention" || modules[s.key]);
   const HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
   let canvas = null; // the iframe's window.headlabCanvas once loaded
@@ -74,9 +82,15 @@
     state = JSON.parse(canvas.state());
     const link = canvas.link();
     if (location.hash !== link) history.replaceState(null, "", link);
-    syncControls();
-    syncTables();
-    syncOutputs();
+    for (const el of document.querySelectorAll("[data-scene]")) el.hidden = el.dataset.scene !== state.scene;
+    syncCommon();
+    if (state.scene === "attention") {
+      syncControls();
+      syncTables();
+      syncOutputs();
+    } else if (modules[state.scene]) {
+      modules[state.scene].sync(state, JSON.parse(canvas.facts()));
+    }
     $("canvas-alt").textContent = canvas.describe();
     applyTheme();
     document.body.classList.toggle("present", !!state.present);
@@ -118,7 +132,16 @@
     }
   }
 
-  // ---- scalar controls ----
+  // ---- controls every scene shares ----
+  function syncCommon() {
+    $("theme").value = state.theme;
+    for (const b of $("scenes").children) {
+      if (b.dataset.scene === state.scene) b.setAttribute("aria-current", "page");
+      else b.removeAttribute("aria-current");
+    }
+  }
+
+  // ---- the attention scene's controls ----
   function syncControls() {
     for (const key of ["H", "d", "seed"]) {
       const el = $("ctl-" + key);
@@ -135,11 +158,6 @@
     $("token-count").textContent = String(state.N);
     $("add-token").disabled = state.N >= 64;
     $("remove-token").disabled = state.N <= 2;
-    $("theme").value = state.theme;
-    for (const b of $("scenes").children) {
-      if (b.dataset.scene === state.scene) b.setAttribute("aria-current", "page");
-      else b.removeAttribute("aria-current");
-    }
   }
 
   function bindControls() {
@@ -346,8 +364,20 @@
     }
   }
 
+  // The API a scene module builds its panel with.
+  const api = {
+    set,
+    state: () => state,
+    facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
+    notify: (msgs) => showNotices(msgs),
+    canvas: () => canvas,
+  };
+
   buildScenes();
   bindControls();
+  for (const s of SCENES) {
+    if (modules[s.key]) modules[s.key].build($("panel-" + s.key), $("intro-" + s.key), api);
+  }
   // If the canvas loaded before this script ran, start now.
   try {
     if (frame.contentWindow && frame.contentWindow.headlabCanvas) onLoaded();

@@ -1,0 +1,2 @@
+// The Atom explosion scene's panel (placeholder until the scene lands).
+"use strict";

@@ -1,0 +1,2 @@
+// The Recovery scene's panel (placeholder until the scene lands).
+"use strict";
