@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/internal/xmath"
 )
 
 // Head is one attention head: W is the d×d merged query-key matrix and V the
@@ -90,7 +92,7 @@ func Softmax(dst, s []float64) []float64 {
 	}
 	var z float64
 	for i, v := range s {
-		e := math.Exp(v - m)
+		e := xmath.Exp(v - m)
 		dst[i] = e
 		z += e
 	}
