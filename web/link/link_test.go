@@ -23,6 +23,11 @@ func randomState(rng *rand.Rand) State {
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
 	s.Theme = []string{"auto", "light", "dark"}[rng.IntN(3)]
 	s.Present = rng.IntN(2) == 1
+	for _, p := range Panels {
+		if rng.IntN(3) == 0 {
+			s.Hide = append(s.Hide, p)
+		}
+	}
 	s.M = 1 + rng.IntN(8)
 	s.K = 1 + rng.IntN(15)
 	s.Keys = []string{"random", "shared"}[rng.IntN(2)]
@@ -108,6 +113,7 @@ func TestHostileLinks(t *testing.T) {
 		{"#v=99", "v"},
 		{"#present=maybe", "present"},
 		{"#H=2&heat=5", "heat"},
+		{"#hide=intro,<b>x</b>,controls", "hide"},
 		{"#" + strings.Repeat("garbage&=", 1200), ""},
 		{"#" + strings.Repeat("x", MaxLength+10), ""},
 	}
@@ -232,5 +238,15 @@ func TestValuesHaveEveryKey(t *testing.T) {
 	}
 	if len(Fields()) != len(Schema()) {
 		t.Fatal("Fields and Schema differ")
+	}
+}
+
+func TestHideKeepsPanelOrder(t *testing.T) {
+	s, notes := Parse("#hide=export,intro,intro,controls")
+	if len(notes) != 0 || strings.Join(s.Hide, ",") != "intro,controls,export" {
+		t.Fatalf("hide = %v, notices %v", s.Hide, notes)
+	}
+	if !strings.Contains(s.Link(), "hide=intro,controls,export") {
+		t.Fatalf("link %s", s.Link())
 	}
 }

@@ -26,7 +26,7 @@ const (
 
 // Scenes lists the scene names a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention"}
+var Scenes = []string{"attention", "atoms"}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
@@ -52,7 +52,11 @@ const (
 	Enum               // one of Allowed
 	Bool               // 0 or 1
 	Floats             // comma-separated finite numbers within [Min, Max], length set by other fields
+	Names              // a comma-separated subset of Allowed
 )
+
+// Panels are the parts of the page a presentation link can hide.
+var Panels = []string{"intro", "controls", "outputs", "tables", "notices", "export"}
 
 // Field describes one key of the link: its type, default and range.
 type Field struct {
@@ -146,6 +150,9 @@ func Schema() []Field {
 			set: func(s *State, v string) (string, error) {
 				return setEnum(&s.Theme, v, []string{"auto", "light", "dark"})
 			}},
+		{Key: "hide", Kind: Names, Doc: "panels hidden from students: " + strings.Join(Panels, ", "), Allowed: Panels,
+			get: func(s *State) string { return strings.Join(s.Hide, ",") },
+			set: func(s *State, v string) (string, error) { return setNames(&s.Hide, v, Panels) }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
 			get: func(s *State) string { return formatBool(s.Present) },
 			set: func(s *State, v string) (string, error) { return setBool(&s.Present, v) }},
@@ -252,6 +259,35 @@ func setBool(dst *bool, v string) (string, error) {
 		return formatBool(*dst), fmt.Errorf("not 0 or 1")
 	}
 	return formatBool(*dst), nil
+}
+
+// setNames reads a comma-separated subset of allowed, stored in allowed's
+// order without repeats; unknown names are dropped with a notice.
+func setNames(dst *[]string, v string, allowed []string) (string, error) {
+	want := map[string]bool{}
+	var unknown []string
+	for _, n := range strings.Split(v, ",") {
+		if n == "" {
+			continue
+		}
+		if contains(allowed, n) {
+			want[n] = true
+		} else {
+			unknown = append(unknown, n)
+		}
+	}
+	var out []string
+	for _, a := range allowed {
+		if want[a] {
+			out = append(out, a)
+		}
+	}
+	*dst = out
+	stored := strings.Join(out, ",")
+	if len(unknown) > 0 {
+		return stored, adjusted{fmt.Sprintf("%d unknown name(s) dropped; allowed: %s", len(unknown), strings.Join(allowed, ", "))}
+	}
+	return stored, nil
 }
 
 // setFloats reads exactly n comma-separated finite numbers, clamping each

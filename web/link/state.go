@@ -42,11 +42,12 @@ type State struct {
 	Cancel bool   // a cancelling pair of heads is added to the true layer
 	View   string // the recovery scene's panel: steps, result, sweep or modes
 
-	Mode    string  // recovery schedule: paper or economy
-	Step    int     // recovery step
-	Noise   float64 // relative accuracy of the recovery oracle, 0…0.1
-	Theme   string  // auto, light or dark
-	Present bool    // presentation mode
+	Mode    string   // recovery schedule: paper or economy
+	Step    int      // recovery step
+	Noise   float64  // relative accuracy of the recovery oracle, 0…0.1
+	Theme   string   // auto, light or dark
+	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
+	Present bool     // presentation mode
 }
 
 // Notice is one adjustment Parse made to a link, to be shown to the user.
@@ -337,6 +338,14 @@ func (s State) Validate() error {
 	case !contains([]string{"auto", "light", "dark"}, s.Theme):
 		return fmt.Errorf("link: theme %q", s.Theme)
 	}
+	last := -1
+	for _, n := range s.Hide {
+		i := slices.Index(Panels, n)
+		if i <= last {
+			return fmt.Errorf("link: hide %v is not an ordered subset of %v", s.Hide, Panels)
+		}
+		last = i
+	}
 	for _, l := range []struct {
 		xs  []float64
 		lim float64
@@ -397,7 +406,7 @@ func (s State) With(key, value string) (State, []Notice) {
 		return s, []Notice{{Key: clip(key), Value: clip(value), Message: "unknown key; ignored"}}
 	}
 	t := s
-	t.Tok, t.W, t.Val, t.Q = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q)
+	t.Tok, t.W, t.Val, t.Q, t.Hide = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q), slices.Clone(s.Hide)
 	var notes []Notice
 	if _, err := f.set(&t, value); err != nil {
 		notes = append(notes, Notice{Key: key, Value: clip(value), Message: err.Error()})
@@ -467,6 +476,8 @@ func (s State) Values() map[string]any {
 			out[f.Key] = f.get(&s) == "1"
 		case Floats:
 			out[f.Key] = slices.Clone(listOf(&s, f.Key))
+		case Names:
+			out[f.Key] = append([]string{}, s.Hide...)
 		}
 	}
 	return out
@@ -475,7 +486,7 @@ func (s State) Values() map[string]any {
 // Fields returns the schema as plain objects (key, kind, doc, default, min,
 // max, allowed) for the page to build its controls and help from.
 func Fields() []map[string]any {
-	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats"}
+	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats", Names: "names"}
 	var out []map[string]any
 	for _, f := range Schema() {
 		out = append(out, map[string]any{

@@ -94,6 +94,8 @@
     $("canvas-alt").textContent = canvas.describe();
     applyTheme();
     document.body.classList.toggle("present", !!state.present);
+    $("present").setAttribute("aria-pressed", state.present ? "true" : "false");
+    for (const p of PANELS) document.body.classList.toggle("hide-" + p, state.hide.includes(p));
   }
 
   function set(key, value) {
@@ -364,6 +366,130 @@
     }
   }
 
+  // ---- lecture use: keyboard, presentation mode, text size, class links ----
+  const PANELS = ["intro", "controls", "outputs", "tables", "notices", "export"];
+  const SHORTCUTS = [
+    ["← →", "previous / next step (recovery)"],
+    ["Space", "play / pause (recovery)"],
+    ["Home End", "first / last step (recovery)"],
+    ["f", "full screen"],
+    ["p", "presentation mode"],
+    ["+ −", "larger / smaller text"],
+    ["t", "light / dark theme"],
+    ["?", "this list"],
+  ];
+  let textSize = 16;
+
+  // onKey handles a key pressed in the page or forwarded from the canvas;
+  // it returns whether the key was used. Keys typed into a field are never
+  // taken, nor keys with a modifier (the browser's own shortcuts).
+  function onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return false;
+    const t = e.target;
+    if (t && t.nodeType === 1 && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return false;
+    if (t && t.nodeType === 1 && t.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return false;
+    if ($("help").open && e.key !== "?") return false;
+    const mod = state && modules[state.scene];
+    if (mod && mod.key && mod.key(e.key)) return true;
+    switch (e.key) {
+      case "f":
+        toggleFullscreen();
+        return true;
+      case "p":
+        set("present", state && state.present ? "0" : "1");
+        return true;
+      case "+":
+      case "=":
+        setTextSize(textSize + 2);
+        return true;
+      case "-":
+      case "_":
+        setTextSize(textSize - 2);
+        return true;
+      case "t": {
+        const dark = document.documentElement.dataset.theme === "dark";
+        set("theme", dark ? "light" : "dark");
+        return true;
+      }
+      case "?":
+        toggleHelp();
+        return true;
+    }
+    return false;
+  }
+
+  function toggleFullscreen() {
+    if (document.fullscreenElement) {
+      document.exitFullscreen().catch(() => {});
+    } else if (document.documentElement.requestFullscreen) {
+      document.documentElement.requestFullscreen().catch((err) => showNotices(["full screen was refused: " + err.message]));
+    }
+  }
+
+  function setTextSize(px) {
+    textSize = Math.max(12, Math.min(32, px));
+    document.documentElement.style.setProperty("--text", textSize + "px");
+  }
+
+  function toggleHelp() {
+    const d = $("help");
+    if (d.open) d.close();
+    else {
+      updateClassLink();
+      d.showModal();
+    }
+  }
+
+  function buildHelp() {
+    const dl = $("shortcuts");
+    for (const [k, what] of SHORTCUTS) {
+      const dt = document.createElement("dt");
+      for (const part of k.split(" ")) {
+        const kbd = document.createElement("kbd");
+        kbd.textContent = part;
+        dt.append(kbd, " ");
+      }
+      const dd = document.createElement("dd");
+      dd.textContent = what;
+      dl.append(dt, dd);
+    }
+    const box = $("class-panels");
+    for (const p of PANELS) {
+      const label = document.createElement("label");
+      const cb = document.createElement("input");
+      cb.type = "checkbox";
+      cb.checked = true;
+      cb.dataset.panel = p;
+      cb.addEventListener("change", updateClassLink);
+      label.append(cb, " " + p);
+      box.append(label);
+    }
+    $("class-present").addEventListener("change", updateClassLink);
+    $("class-copy").addEventListener("click", () => {
+      const url = $("class-url").value;
+      if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => $("class-url").select());
+      else $("class-url").select();
+    });
+    $("help-open").addEventListener("click", toggleHelp);
+    $("present").addEventListener("click", () => set("present", state && state.present ? "0" : "1"));
+    document.addEventListener("keydown", (e) => {
+      if (onKey(e)) e.preventDefault();
+    });
+  }
+
+  // updateClassLink writes the link for students: this view, with the
+  // unticked panels hidden and presentation mode if asked.
+  function updateClassLink() {
+    if (!canvas) return;
+    const hidden = [...$("class-panels").querySelectorAll("input")].filter((c) => !c.checked).map((c) => c.dataset.panel);
+    let link = canvas.link().replace(/&(hide|present)=[^&]*/g, "");
+    if (hidden.length) link += "&hide=" + hidden.join(",");
+    if ($("class-present").checked) link += "&present=1";
+    $("class-url").value = location.href.split("#")[0] + link;
+  }
+
+  window.headlabHost.key = (e) => onKey(e);
+
   // The API a scene module builds its panel with.
   const api = {
     set,
@@ -375,6 +501,7 @@
 
   buildScenes();
   bindControls();
+  buildHelp();
   for (const s of SCENES) {
     if (modules[s.key]) modules[s.key].build($("panel-" + s.key), $("intro-" + s.key), api);
   }

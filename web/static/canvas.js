@@ -10,6 +10,16 @@
     if (host && host.error) host.error("the canvas could not start: " + err);
   };
   const start = (result) => go.run(result.instance);
+  // Keys pressed while the canvas has focus go to the page's shortcuts.
+  window.addEventListener("keydown", (e) => {
+    const host = window.parent && window.parent.headlabHost;
+    if (host && host.key && host.key({ key: e.key, ctrlKey: e.ctrlKey, metaKey: e.metaKey, altKey: e.altKey, target: null })) {
+      e.preventDefault();
+    }
+  });
+  // Dragging on the canvas must never scroll or zoom the page.
+  document.documentElement.style.touchAction = "none";
+  document.documentElement.style.overscrollBehavior = "none";
   if (WebAssembly.instantiateStreaming) {
     WebAssembly.instantiateStreaming(fetch(url), go.importObject).then(start).catch((err) => {
       // Some static hosts serve .wasm with the wrong type: fall back.
