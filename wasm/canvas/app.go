@@ -22,7 +22,8 @@ type app struct {
 	notices []link.Notice
 	job     scene.Job // a long computation run a slice per frame, or nil
 	view    scene.View
-	dirty   bool // the scene changed: redraw caches, tell the host
+	dirty   bool // the scene or the view changed: rebuild caches and redraw
+	redraw  bool // something on screen changed (a hover, a job's progress): draw again
 	drawn   bool // the current scene reached the screen
 	version int  // bumped on every change of state
 	told    int  // the version the host last heard of
@@ -99,6 +100,7 @@ func (a *app) refitLocked() {
 
 func (a *app) changedLocked() {
 	a.dirty = true
+	a.redraw = true
 	a.drawn = false
 	a.version++
 }

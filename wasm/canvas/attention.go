@@ -4,10 +4,10 @@ package main
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"headlab/wasm/scene"
 )
@@ -25,6 +25,7 @@ type attentionRenderer struct {
 	heat     *ebiten.Image
 	heatCols int
 	heatRows int
+	shapes   batch
 }
 
 func (r *attentionRenderer) reset(a *app) {
@@ -49,7 +50,10 @@ func (r *attentionRenderer) pointer(a *app, p pointerState) scene.Scene {
 		a.refitLocked()
 		a.dirty = true
 	}
-	r.hover = sc.HitToken(a.view, p.x, p.y, radius)
+	if h := sc.HitToken(a.view, p.x, p.y, radius); h != r.hover {
+		r.hover = h
+		a.redraw = true
+	}
 	return next
 }
 
@@ -79,21 +83,25 @@ func (r *attentionRenderer) rebuild(a *app, th scene.Theme) {
 
 func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	sc, v, dsf := a.scene.(*scene.Attention), a.view, a.gfx.dsf
-	drawGrid(screen, v, th, dsf)
 	if r.heat != nil && sc.State.Heat > 0 {
 		op := &ebiten.DrawImageOptions{Filter: ebiten.FilterLinear}
 		op.GeoM.Scale(v.Width/float64(r.heatCols), v.Height/float64(r.heatRows))
 		screen.DrawImage(r.heat, op)
 	}
-	r.drawWeights(screen, sc, v, th, dsf)
-	r.drawTokens(screen, a, sc, v, th, dsf)
-	r.drawLegend(screen, a, sc, th, dsf)
+	drawGrid(screen, &r.shapes, v, th, dsf)
+	// Every shape in one anti-aliased call, then the labels on top.
+	r.drawWeights(sc, v, th, dsf)
+	r.drawTokens(sc, v, th, dsf)
+	r.drawLegendShapes(sc, th, dsf)
+	r.shapes.flush(screen, true)
+	r.drawTokenLabels(screen, a, sc, v, th, dsf)
+	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
 
 // drawWeights draws, for every head, a line from the query to each token
 // whose width and opacity grow with the attention weight. Heads are offset
 // sideways from each other so that overlapping lines stay distinguishable.
-func (r *attentionRenderer) drawWeights(screen *ebiten.Image, sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
+func (r *attentionRenderer) drawWeights(sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
 	q := sc.Query()
 	qx, qy := v.ToScreen(sc.Point(q))
 	H := len(sc.Details)
@@ -111,32 +119,41 @@ func (r *attentionRenderer) drawWeights(screen *ebiten.Image, sc *scene.Attentio
 				continue
 			}
 			nx, ny := -dy/l*off, dx/l*off
-			c := withAlpha(col, 0.25+0.75*w)
-			vector.StrokeLine(screen, float32(qx+nx), float32(qy+ny), float32(tx+nx), float32(ty+ny),
-				float32((0.75+7*w)*dsf), c, true)
+			r.shapes.line(qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, withAlpha(col, 0.25+0.75*w))
 		}
 		// The query's weight on itself: a ring around the query.
 		if w := det.Weights[q]; w >= 0.004 {
-			vector.StrokeCircle(screen, float32(qx), float32(qy), float32((14+4*float64(h))*dsf),
-				float32((0.75+5*w)*dsf), withAlpha(col, 0.25+0.75*w), true)
+			r.shapes.ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
 		}
 	}
 }
 
-func (r *attentionRenderer) drawTokens(screen *ebiten.Image, a *app, sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
+func (r *attentionRenderer) drawTokens(sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
 	q := sc.Query()
 	for i := 0; i < sc.State.N; i++ {
 		x, y := v.ToScreen(sc.Point(i))
-		rad := 6 * dsf
-		col := th.Token
-		if i == q {
-			rad, col = 8*dsf, th.Query
-		}
+		rad, col := tokenLook(i, q, th, dsf)
 		if i == r.hover || (r.drag.Active && r.drag.Token == i) {
-			vector.StrokeCircle(screen, float32(x), float32(y), float32(rad+4*dsf), float32(2*dsf), col, true)
+			r.shapes.ring(x, y, rad+4*dsf, 2*dsf, col)
 		}
-		vector.DrawFilledCircle(screen, float32(x), float32(y), float32(rad), col, true)
-		vector.StrokeCircle(screen, float32(x), float32(y), float32(rad), float32(1.5*dsf), th.Background, true)
+		r.shapes.disc(x, y, rad+1.5*dsf, th.Background)
+		r.shapes.disc(x, y, rad, col)
+	}
+}
+
+// tokenLook returns a token's radius and colour: the query is larger and red.
+func tokenLook(i, q int, th scene.Theme, dsf float64) (float64, color.RGBA) {
+	if i == q {
+		return 8 * dsf, th.Query
+	}
+	return 6 * dsf, th.Token
+}
+
+func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
+	q := sc.Query()
+	for i := 0; i < sc.State.N; i++ {
+		x, y := v.ToScreen(sc.Point(i))
+		rad, _ := tokenLook(i, q, th, dsf)
 		label := fmt.Sprint(i + 1)
 		if i == q {
 			label = "query"
@@ -145,13 +162,19 @@ func (r *attentionRenderer) drawTokens(screen *ebiten.Image, a *app, sc *scene.A
 	}
 }
 
-// drawLegend names each head's colour in the corner, so colour is never the
-// only cue.
-func (r *attentionRenderer) drawLegend(screen *ebiten.Image, a *app, sc *scene.Attention, th scene.Theme, dsf float64) {
+// drawLegendShapes and drawLegendLabels name each head's colour in the
+// corner, so colour is never the only cue.
+func (r *attentionRenderer) drawLegendShapes(sc *scene.Attention, th scene.Theme, dsf float64) {
 	x, y := 12*dsf, 10*dsf
 	for h := range sc.Details {
-		col := th.HeadColor(h)
-		vector.StrokeLine(screen, float32(x), float32(y+8*dsf), float32(x+22*dsf), float32(y+8*dsf), float32(3*dsf), col, true)
+		r.shapes.line(x, y+8*dsf, x+22*dsf, y+8*dsf, 3*dsf, th.HeadColor(h))
+		y += 18 * dsf
+	}
+}
+
+func (r *attentionRenderer) drawLegendLabels(screen *ebiten.Image, a *app, sc *scene.Attention, th scene.Theme, dsf float64) {
+	x, y := 12*dsf, 10*dsf
+	for h := range sc.Details {
 		a.label(screen, fmt.Sprintf("head %d", h+1), x+28*dsf, y, th.Text)
 		y += 18 * dsf
 	}

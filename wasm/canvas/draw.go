@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"headlab/wasm/scene"
 )
@@ -28,6 +27,11 @@ type graphics struct {
 // Draw only draws: it reads the scene and the caches Update left.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.mu.Lock()
+	if !a.redraw && !a.dirty {
+		a.mu.Unlock()
+		return
+	}
+	a.redraw = false
 	th := a.themeLocked()
 	if a.dirty {
 		a.gfx.labels.setSize(12 * math.Max(1, a.gfx.dsf))
@@ -57,21 +61,23 @@ func (a *app) themeLocked() scene.Theme {
 	return scene.Light
 }
 
-func drawGrid(screen *ebiten.Image, v scene.View, th scene.Theme, dsf float64) {
+// drawGrid draws the unit grid and the axes as crisp axis-aligned lines,
+// in one call without anti-aliasing.
+func drawGrid(screen *ebiten.Image, b *batch, v scene.View, th scene.Theme, dsf float64) {
 	e := int(v.Extent)
 	for k := -e; k <= e; k++ {
-		c := th.Grid
-		w := float32(dsf)
+		c, w := th.Grid, math.Max(1, math.Round(dsf))
 		if k == 0 {
-			c, w = th.Axis, float32(1.5*dsf)
+			c, w = th.Axis, math.Max(1, math.Round(1.5*dsf))
 		}
 		x0, y0 := v.ToScreen(float64(k), -v.Extent)
-		x1, y1 := v.ToScreen(float64(k), v.Extent)
-		vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y1), w, c, true)
+		_, y1 := v.ToScreen(float64(k), v.Extent)
+		b.rect(math.Round(x0-w/2), y1, w, y0-y1, c)
 		x0, y0 = v.ToScreen(-v.Extent, float64(k))
-		x1, y1 = v.ToScreen(v.Extent, float64(k))
-		vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y1), w, c, true)
+		x1, _ := v.ToScreen(v.Extent, float64(k))
+		b.rect(x0, math.Round(y0-w/2), x1-x0, w, c)
 	}
+	b.flush(screen, false)
 }
 
 func (a *app) label(screen *ebiten.Image, s string, x, y float64, c color.RGBA) {

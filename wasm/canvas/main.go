@@ -19,7 +19,10 @@ func main() {
 	app := newApp()
 	app.exportBridge()
 	ebiten.SetWindowTitle("headlab")
-	ebiten.SetScreenClearedEveryFrame(true)
+	// The screen is kept between frames and redrawn only when something
+	// changed: under software rendering a full redraw is the whole cost of
+	// a frame, and a lecture's canvas is still most of the time.
+	ebiten.SetScreenClearedEveryFrame(false)
 	if err := ebiten.RunGameWithOptions(app, &ebiten.RunGameOptions{InitUnfocused: true}); err != nil {
 		log.Print(err)
 		app.reportError(err.Error())
