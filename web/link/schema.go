@@ -26,7 +26,7 @@ const (
 
 // Scenes lists the scene names a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention", "atoms"}
+var Scenes = []string{"attention", "atoms", "recovery"}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
@@ -295,14 +295,14 @@ func setNames(dst *[]string, v string, allowed []string) (string, error) {
 func setFloats(dst *[]float64, v string, n int, lim float64) (string, error) {
 	parts := strings.Split(v, ",")
 	if len(parts) != n {
-		return formatFloats(*dst), fmt.Errorf("has %d numbers where %d are needed; the defaults from the seed are used", len(parts), n)
+		return formatFloats(*dst), fmt.Errorf("has %d numbers where %d are needed", len(parts), n)
 	}
 	out := make([]float64, n)
 	clamped := 0
 	for i, p := range parts {
 		x, err := strconv.ParseFloat(p, 64)
 		if (err != nil && !isRange(err)) || math.IsNaN(x) {
-			return formatFloats(*dst), fmt.Errorf("number %d is not a number; the defaults from the seed are used", i+1)
+			return formatFloats(*dst), fmt.Errorf("number %d is not a number", i+1)
 		}
 		if x > lim || x < -lim {
 			x = math.Copysign(lim, x)

@@ -147,6 +147,10 @@ func Parse(fragment string) (State, []Notice) {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
+		if k == "" {
+			note(Notice{Key: "(empty)", Value: v, Message: "a value without a key; ignored"})
+			continue
+		}
 		key, err1 := url.QueryUnescape(k)
 		val, err2 := url.QueryUnescape(v)
 		if err1 != nil || err2 != nil {
@@ -220,7 +224,7 @@ func Parse(fragment string) (State, []Notice) {
 
 func describe(f Field, stored string) string {
 	if f.Kind == Floats {
-		return "the default"
+		return "the seed's draw"
 	}
 	return fmt.Sprintf("%q", stored)
 }
