@@ -25,6 +25,8 @@ type renderer interface {
 // rendererFor returns a fresh renderer for the scene's kind.
 func rendererFor(sc scene.Scene) renderer {
 	switch sc.(type) {
+	case *scene.Atoms:
+		return &atomsRenderer{hover: -1}
 	default:
 		return &attentionRenderer{hover: -1}
 	}

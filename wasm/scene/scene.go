@@ -30,6 +30,8 @@ type Job interface {
 // New computes the scene a state selects.
 func New(s link.State) (Scene, error) {
 	switch s.Scene {
+	case "atoms":
+		return NewAtoms(s)
 	default:
 		return NewAttention(s)
 	}

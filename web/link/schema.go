@@ -14,11 +14,11 @@ const Version = 1
 // Limits of the state, enforced when a link is parsed.
 const (
 	MaxHeads  = 8  // H
-	MaxWidth  = 16 // d in the attention scene
+	MaxWidth  = 60 // d in any scene; see WidthLimit for each scene's own
 	MinTokens = 2  // N
 	MaxTokens = 64 // N
 	MaxSeed   = 1<<53 - 1
-	MaxLength = 1 << 16 // bytes of a fragment that are read at all
+	MaxLength = 1 << 20 // bytes of a fragment that are read at all (every valid state fits)
 	// MaxCoord bounds token coordinates, MaxParam the entries of W and v.
 	MaxCoord = 100
 	MaxParam = 100
@@ -26,7 +26,7 @@ const (
 
 // Scenes lists the scene names a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention", "atoms", "recovery"}
+var Scenes = []string{"attention", "atoms"}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
@@ -88,7 +88,7 @@ func Schema() []Field {
 			set: func(s *State, v string) (string, error) { return setInt(&s.H, v, 1, MaxHeads) }},
 		{Key: "d", Kind: Int, Doc: "token width", Default: "2", Min: 1, Max: MaxWidth, Always: true,
 			get: func(s *State) string { return strconv.Itoa(s.D) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.D, v, 1, MaxWidth) }},
+			set: func(s *State, v string) (string, error) { return setInt(&s.D, v, 1, WidthLimit(s.Scene)) }},
 		{Key: "seed", Kind: Int, Doc: "seed of every random draw", Default: "1", Min: 0, Max: MaxSeed, Always: true,
 			get: func(s *State) string { return strconv.FormatUint(s.Seed, 10) },
 			set: func(s *State, v string) (string, error) { return setUint(&s.Seed, v, MaxSeed) }},

@@ -128,7 +128,7 @@
       const b = document.createElement("button");
       b.type = "button";
       b.textContent = s.name;
-      b.dataset.scene = s.key;
+      b.dataset.target = s.key;
       b.addEventListener("click", () => set("scene", s.key));
       nav.append(b);
     }
@@ -138,7 +138,7 @@
   function syncCommon() {
     $("theme").value = state.theme;
     for (const b of $("scenes").children) {
-      if (b.dataset.scene === state.scene) b.setAttribute("aria-current", "page");
+      if (b.dataset.target === state.scene) b.setAttribute("aria-current", "page");
       else b.removeAttribute("aria-current");
     }
   }
