@@ -3,6 +3,7 @@ package link
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,5 +249,18 @@ func TestHideKeepsPanelOrder(t *testing.T) {
 	}
 	if !strings.Contains(s.Link(), "hide=intro,controls,export") {
 		t.Fatalf("link %s", s.Link())
+	}
+}
+
+// TestREADMEListsEveryKey keeps the README's table of link keys honest.
+func TestREADMEListsEveryKey(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Schema() {
+		if !strings.Contains(string(b), "`"+f.Key+"`") {
+			t.Errorf("README.md does not mention the link key %q", f.Key)
+		}
 	}
 }

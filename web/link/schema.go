@@ -26,7 +26,7 @@ const (
 
 // Scenes lists the scene names a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention", "atoms"}
+var Scenes = []string{"attention", "atoms", "recovery"}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
