@@ -26,6 +26,7 @@ usage: ./build.sh COMMAND [flags]
                      and the browser tests in headless Chromium
   bench              benchmarks, natively and under GOOS=js, with the ratio
   dist [DIR]         a self-contained static folder (default dist/) for any static host
+  figures            regenerate the README figures in plots/figures (SVG, PNG)
 USAGE
   exit 2
 }
@@ -67,8 +68,10 @@ build() {
   mkdir -p "$OUT"
   say "compiling the canvas (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
+  say "compiling the figures worker (GOOS=js GOARCH=wasm)"
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
   say "assembling $SITE"
-  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" "$@"
+  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
 }
 
 serve() {
@@ -121,6 +124,12 @@ bench() {
     "$OUT/bench-native.txt" "$OUT/bench-wasm.txt" | sort
 }
 
+figures() {
+  need_go
+  say "rendering the standard figures into plots/figures"
+  "$GO" run ./plots/cmd/figures -all plots/figures
+}
+
 dist() {
   local dir=${1:-dist}
   build -best
@@ -140,6 +149,7 @@ case "$cmd" in
   test) test_all "$@" ;;
   bench) bench "$@" ;;
   dist) dist "$@" ;;
+  figures) figures "$@" ;;
   -h|--help|help) usage ;;
   *) say "unknown command $cmd"; usage ;;
 esac

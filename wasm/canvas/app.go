@@ -17,6 +17,7 @@ import (
 // Draw in its own goroutine.
 type app struct {
 	mu      sync.Mutex
+	lab     *scene.Lab // what scenes reuse from one state to the next
 	scene   scene.Scene
 	render  renderer // draws scene; chosen by the scene's name
 	notices []link.Notice
@@ -31,8 +32,8 @@ type app struct {
 }
 
 func newApp() *app {
-	a := &app{}
-	sc, err := scene.New(link.Default())
+	a := &app{lab: scene.NewLab()}
+	sc, err := scene.New(link.Default(), a.lab)
 	if err != nil {
 		panic(err) // the default state is valid by construction (tested)
 	}
@@ -58,13 +59,14 @@ func (a *app) set(key, value string) []link.Notice {
 }
 
 func (a *app) setLocked(s link.State, notes []link.Notice) []link.Notice {
-	sc, err := scene.New(s)
+	sc, err := scene.New(s, a.lab)
 	if err != nil {
 		notes = append(notes, link.Notice{Message: fmt.Sprintf("%v; the previous view is kept", err)})
 		a.notices = notes
 		return notes
 	}
 	a.replaceLocked(sc)
+	notes = append(notes, sceneNotices(sc)...)
 	a.notices = notes
 	return notes
 }
@@ -134,4 +136,16 @@ func mustJSON(v any) string {
 		return fmt.Sprintf(`{"error":%q}`, err.Error())
 	}
 	return string(b)
+}
+
+// noticer is a scene that adjusted its state beyond what the link's schema
+// knows (a recovery step past the end of the run, say).
+type noticer interface{ Notices() []link.Notice }
+
+// sceneNotices returns the scene's own notices, if it has any.
+func sceneNotices(sc scene.Scene) []link.Notice {
+	if n, ok := sc.(noticer); ok {
+		return n.Notices()
+	}
+	return nil
 }

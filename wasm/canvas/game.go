@@ -7,6 +7,8 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
+
+	"headlab/web/link"
 )
 
 // hitRadius is how close, in CSS pixels, a press must be to grab something.
@@ -26,11 +28,15 @@ func (a *app) Update() error {
 			a.changedLocked()
 		}
 	}
+	var late []link.Notice
 	if a.job != nil {
 		start := time.Now()
 		for time.Since(start) < jobBudget {
 			if a.job.Step() {
 				a.job = nil
+				// A job can settle what the scene shows (the end of a
+				// recovery run, say) and so adjust the state: tell the user.
+				late = sceneNotices(a.scene)
 				break
 			}
 		}
@@ -44,6 +50,9 @@ func (a *app) Update() error {
 	a.mu.Unlock()
 	if tell != "" {
 		a.notifyHost("changed", tell)
+	}
+	for _, n := range late {
+		a.notifyHost("notice", n.String())
 	}
 	return nil
 }

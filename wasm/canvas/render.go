@@ -27,6 +27,8 @@ func rendererFor(sc scene.Scene) renderer {
 	switch sc.(type) {
 	case *scene.Atoms:
 		return &atomsRenderer{hover: -1}
+	case *scene.Recovery:
+		return &recoveryRenderer{}
 	default:
 		return &attentionRenderer{hover: -1}
 	}

@@ -68,14 +68,17 @@ type Atoms struct {
 
 // NewAtoms computes the Atom explosion scene for s. It fails only on a
 // state outside the schema.
-func NewAtoms(s link.State) (*Atoms, error) {
+func NewAtoms(s link.State, lab *Lab) (*Atoms, error) {
+	if lab == nil {
+		lab = NewLab()
+	}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	if s.D < 1 || s.D > AtomsMaxWidth || len(s.Q) != s.D {
 		return nil, fmt.Errorf("scene: atoms scene with d = %d and %d query numbers, want 1 ≤ d ≤ %d", s.D, len(s.Q), AtomsMaxWidth)
 	}
-	a := &Atoms{State: s, D: s.D, lab: lab()}
+	a := &Atoms{State: s, D: s.D, lab: lab.atoms}
 	a.General = a.lab.general(s)
 	if err := a.setQuery(s.Q); err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func BenchmarkAtomsQuery(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("fused/d=%d", d), func(b *testing.B) {
-			f, err := lab().fused(d)
+			f, err := testLab.atoms.fused(d)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -35,10 +35,9 @@ type atomsLab struct {
 	fits    map[fitKey]fitOne // finished fits
 }
 
-// The one lab of the process: a cache of pure results (see atomsLab).
-var theLab = &atomsLab{timings: map[int]costs{}, fits: map[fitKey]fitOne{}}
-
-func lab() *atomsLab { return theLab }
+func newAtomsLab() *atomsLab {
+	return &atomsLab{timings: map[int]costs{}, fits: map[fitKey]fitOne{}}
+}
 
 // maxFits bounds the finished fits kept; past it the cache starts afresh.
 const maxFits = 512

@@ -19,7 +19,7 @@ func atomsAt(t *testing.T, d int, extra string) *Atoms {
 	if len(notes) > 0 {
 		t.Fatalf("d = %d: link notices %v", d, notes)
 	}
-	sc, err := New(s)
+	sc, err := New(s, testLab)
 	if err != nil {
 		t.Fatalf("d = %d: %v", d, err)
 	}
@@ -392,7 +392,7 @@ func TestAtomsLayout(t *testing.T) {
 // reads both sides of W_3 at the query of the link.
 func ExampleNewAtoms() {
 	s, _ := link.Parse("#v=1&scene=atoms&d=3&q=0.5,-1,2")
-	a, err := NewAtoms(s)
+	a, err := NewAtoms(s, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

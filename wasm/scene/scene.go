@@ -27,11 +27,33 @@ type Job interface {
 	Progress() float64
 }
 
-// New computes the scene a state selects.
-func New(s link.State) (Scene, error) {
+// Lab keeps what the scenes compute once and reuse from one state to the
+// next: a new scene is computed from the link on every change of a control,
+// but the fused W_20 head (168 MB), a recovery run or a noise sweep must
+// outlive it. Each cached result is a pure function of its key, so a lab
+// changes no number a scene shows. Whoever creates scenes owns the lab (the
+// canvas keeps one for the page's life); nothing is kept globally.
+type Lab struct {
+	atoms    *atomsLab
+	recovery *recoveryLab
+}
+
+// NewLab returns an empty lab.
+func NewLab() *Lab {
+	return &Lab{atoms: newAtomsLab(), recovery: newRecoveryLab()}
+}
+
+// New computes the scene a state selects, reusing what lab holds (a nil
+// lab means a fresh one).
+func New(s link.State, lab *Lab) (Scene, error) {
+	if lab == nil {
+		lab = NewLab()
+	}
 	switch s.Scene {
 	case "atoms":
-		return NewAtoms(s)
+		return NewAtoms(s, lab)
+	case "recovery":
+		return NewRecovery(s, lab)
 	default:
 		return NewAttention(s)
 	}

@@ -7,6 +7,10 @@ import (
 	"headlab/web/link"
 )
 
+// testLab is the lab the tests share, as the canvas shares one across the
+// states of a page.
+var testLab = NewLab()
+
 func TestViewRoundTrip(t *testing.T) {
 	v := View{Width: 640, Height: 480, Extent: 3, Margin: 16}
 	for _, p := range [][2]float64{{0, 0}, {1.5, -2}, {-3, 3}} {

@@ -41,7 +41,7 @@
       sync();
       return notes;
     },
-    figure: (fmt) => Promise.reject(new Error("headlab: figure export (" + String(fmt).slice(0, 8) + ") is not available yet")),
+    figure: (fmt, opts) => window.headlabFigures.figure(fmt, opts),
     fps: () => (canvas ? canvas.fps() : 0),
   };
   window.headlab = headlab;
@@ -57,6 +57,7 @@
       $("loading").hidden = true;
     }, 0),
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
+    notice: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
   };
 
   function onLoaded() {

@@ -1,2 +1,308 @@
-// The Recovery scene's panel (placeholder until the scene lands).
+// The Recovery scene's intro and panel: the set-up (H, d, seed, mode,
+// noise, H known or a bound H0), the true layer (random or the Attention
+// scene's, with a duplicated head or a cancelling pair to show
+// canonicalisation), the views, and the step controls: first, previous,
+// play/pause, next, last and a slider. Every control changes the state
+// through api.set, so every control and the step are in the share link.
+// The numbers come from the canvas (facts). Text is only ever set with
+// textContent.
 "use strict";
+(function () {
+  const scenes = (window.headlabScenes = window.headlabScenes || {});
+  const NOISE = ["0", "1e-14", "1e-12", "1e-10", "1e-8", "1e-6", "1e-4", "1e-3", "1e-2"];
+  const VIEWS = [
+    ["steps", "Step through"],
+    ["result", "Result"],
+    ["sweep", "Noise sweep"],
+    ["modes", "Modes compared"],
+  ];
+  const PLAY_MS = 450;
+
+  let api = null;
+  let els = null;
+  let state = null;
+  let facts = null;
+  let timer = 0;
+
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    if (props) {
+      for (const [k, v] of Object.entries(props)) {
+        if (k === "class") e.className = v;
+        else if (k === "text") e.textContent = v;
+        else if (k in e) e[k] = v;
+        else e.setAttribute(k, v);
+      }
+    }
+    for (const c of children) e.append(c);
+    return e;
+  }
+
+  function v(name, sub) {
+    const e = el("var", { text: name });
+    if (sub) e.append(el("sub", { text: sub }));
+    return e;
+  }
+
+  function numberField(label, key, min, max) {
+    const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: "rec-" + key, name: key });
+    input.addEventListener("change", () => api.set(key, input.value));
+    return { lab: el("label", null, label, " ", input), input };
+  }
+
+  function buildIntro(intro) {
+    intro.replaceChildren(
+      el("h1", { id: "title-recovery", text: "Recovering heads from queries" }),
+      el("p", null,
+        "Send the layer ", v("n"), " copies of a token ", v("a"), " followed by a query token ", v("z"),
+        ": the answer is a rational function of ", v("n"), " whose poles −", v("ρ", "h"), " and residues give one linear measurement of every head's ",
+        v("W", "h"), " and ", v("v", "h"), " (Kim, Kim, Guo). Step through the schedule one query at a time with ← and →: ",
+        "4", v("H"), v("d"), "² − 2", v("H"), " + 1 queries, none longer than 2", v("H"), " + 1 tokens, recover the canonical heads."),
+    );
+    intro.setAttribute("aria-labelledby", "title-recovery");
+  }
+
+  function build(panel, intro, a) {
+    api = a;
+    buildIntro(intro);
+    els = {};
+
+    // Step controls.
+    const btn = (id, text, title, fn) => {
+      const b = el("button", { type: "button", id, text, title });
+      b.setAttribute("aria-label", title);
+      b.addEventListener("click", fn);
+      return b;
+    };
+    els.first = btn("rec-first", "|◀", "first step (Home)", () => go(0));
+    els.prev = btn("rec-prev", "◀", "previous step (←)", () => go(state.step - 1));
+    els.play = btn("rec-play", "▶ play", "play / pause (Space)", togglePlay);
+    els.next = btn("rec-next", "▶", "next step (→)", () => go(state.step + 1));
+    els.last = btn("rec-last", "▶|", "last step (End)", () => go(lastStep()));
+    els.slider = el("input", { type: "range", min: "0", max: "1", step: "1", id: "rec-step" });
+    els.slider.setAttribute("aria-label", "step");
+    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
+    els.stepText = el("output", { class: "rec-step-text", id: "rec-step-text" });
+    const stepper = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
+      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
+      els.slider, els.stepText);
+
+    // Views.
+    els.views = el("div", { class: "rec-views", role: "group" });
+    els.views.setAttribute("aria-label", "view");
+    for (const [key, name] of VIEWS) {
+      const b = el("button", { type: "button", text: name });
+      b.dataset.view = key;
+      b.addEventListener("click", () => api.set("view", key));
+      els.views.append(b);
+    }
+
+    // The counter and the result, in words.
+    els.counter = el("dl", { class: "rec-counter", id: "rec-counter" });
+    els.status = el("p", { class: "rec-status", id: "rec-status" });
+    els.progress = el("progress", { max: 1, value: 0, id: "rec-progress" });
+    els.progress.hidden = true;
+
+    // Set-up.
+    const H = numberField("Heads", "H", 1, 8);
+    H.lab.insertBefore(v("H"), H.input);
+    H.lab.insertBefore(document.createTextNode(" "), H.input);
+    const d = numberField("Width", "d", 1, 16);
+    d.lab.insertBefore(v("d"), d.input);
+    d.lab.insertBefore(document.createTextNode(" "), d.input);
+    const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
+    els.H = H.input;
+    els.d = d.input;
+    els.seed = seed.input;
+    const newSeed = el("button", { type: "button", text: "New seed", id: "rec-new-seed" });
+    newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
+    els.mode = el("select", { id: "rec-mode", name: "mode" });
+    els.mode.append(new Option("paper (the seed's schedule)", "paper"), new Option("economy (value fingerprints)", "economy"));
+    els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
+    els.noise = el("select", { id: "rec-noise", name: "noise" });
+    for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
+    els.noise.addEventListener("change", () => api.set("noise", els.noise.value));
+    els.known = el("input", { type: "checkbox", id: "rec-known" });
+    els.known.addEventListener("change", () => api.set("H0", els.known.checked ? "0" : String(Math.min(8, state.H + 1))));
+    els.H0 = el("input", { type: "number", min: "1", max: "8", step: "1", id: "rec-H0", name: "H0" });
+    els.H0.setAttribute("aria-label", "upper bound H0");
+    els.H0.addEventListener("change", () => api.set("H0", els.H0.value));
+    const setup = el("fieldset", null, el("legend", { text: "Set-up" }),
+      H.lab, d.lab, seed.lab, newSeed,
+      el("label", null, "Mode ", els.mode),
+      el("label", null, "Oracle accuracy ", v("ε"), " ", els.noise),
+      el("label", null, els.known, " ", v("H"), " known"),
+      el("label", null, "else at most ", v("H", "0"), " ", els.H0));
+
+    // The true layer.
+    els.src = el("select", { id: "rec-src", name: "src" });
+    els.src.append(new Option("random from the seed", "random"), new Option("the Attention scene's layer", "attention"));
+    els.src.addEventListener("change", () => api.set("src", els.src.value));
+    els.dup = el("button", { type: "button", text: "Duplicate a head", id: "rec-dup" });
+    els.dup.addEventListener("click", () => api.set("dup", Math.min(state.H, state.dup + 1)));
+    els.cancel = el("button", { type: "button", text: "Add a cancelling pair", id: "rec-cancel" });
+    els.cancel.addEventListener("click", () => api.set("cancel", state.cancel ? "0" : "1"));
+    els.plain = el("button", { type: "button", text: "Plain layer", id: "rec-plain" });
+    els.plain.addEventListener("click", () => {
+      api.set("dup", 0);
+      api.set("cancel", "0");
+    });
+    els.layerText = el("p", { class: "hint", id: "rec-layer" });
+    const layer = el("fieldset", null, el("legend", { text: "True layer" }),
+      el("label", null, "Source ", els.src), els.dup, els.cancel, els.plain, els.layerText);
+
+    const form = el("form", { class: "controls", autocomplete: "off" }, stepper, setup, layer);
+    form.addEventListener("submit", (e) => e.preventDefault());
+    const out = el("section", { class: "hideable-outputs", "aria-labelledby": "rec-out-title" },
+      el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status);
+    panel.replaceChildren(els.views, out, form);
+  }
+
+  // ---- stepping ----
+
+  function lastStep() {
+    return facts && typeof facts.steps === "number" ? facts.steps : state.step;
+  }
+
+  function go(k) {
+    if (!state || !facts || facts.computing) return;
+    const to = Math.max(0, Math.min(lastStep(), k));
+    if (to !== state.step) api.set("step", to);
+  }
+
+  function togglePlay() {
+    if (timer) stop();
+    else play();
+  }
+
+  function play() {
+    if (!state || state.scene !== "recovery") return;
+    if (state.view !== "steps") api.set("view", "steps");
+    if (state.step >= lastStep()) go(0);
+    timer = setInterval(() => {
+      if (!state || state.scene !== "recovery" || state.step >= lastStep()) {
+        stop();
+        return;
+      }
+      go(state.step + 1);
+    }, PLAY_MS);
+    els.play.textContent = "❚❚ pause";
+    els.play.setAttribute("aria-pressed", "true");
+  }
+
+  function stop() {
+    clearInterval(timer);
+    timer = 0;
+    els.play.textContent = "▶ play";
+    els.play.setAttribute("aria-pressed", "false");
+  }
+
+  // key handles the page's stepping keys; it returns whether it used one.
+  function key(k) {
+    if (!state || state.scene !== "recovery") return false;
+    switch (k) {
+      case "ArrowRight":
+        go(state.step + 1);
+        return true;
+      case "ArrowLeft":
+        go(state.step - 1);
+        return true;
+      case "Home":
+        go(0);
+        return true;
+      case "End":
+        go(lastStep());
+        return true;
+      case " ":
+        togglePlay();
+        return true;
+    }
+    return false;
+  }
+
+  // ---- sync ----
+
+  function setIfIdle(input, value) {
+    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
+  }
+
+  function setText(e, t) {
+    if (e.textContent !== t) e.textContent = t;
+  }
+
+  function sci(x) {
+    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
+  }
+
+  function row(name, value) {
+    return [el("dt", { text: name }), el("dd", { text: String(value) })];
+  }
+
+  function sync(s, f) {
+    if (!els || !f) return;
+    state = s;
+    facts = f;
+    if (s.scene !== "recovery" && timer) stop();
+    for (const key of ["H", "d", "seed"]) setIfIdle(els[key], s[key]);
+    els.mode.value = s.mode;
+    const n = NOISE.find((x) => Number(x) === s.noise);
+    if (n === undefined) {
+      const o = new Option(String(s.noise), String(s.noise));
+      els.noise.append(o);
+      els.noise.value = String(s.noise);
+    } else {
+      els.noise.value = n;
+    }
+    els.known.checked = s.H0 === 0;
+    els.H0.disabled = s.H0 === 0;
+    els.H0.min = String(s.H);
+    setIfIdle(els.H0, s.H0 === 0 ? s.H : s.H0);
+    els.src.value = s.src;
+    els.dup.disabled = s.dup >= s.H;
+    els.cancel.setAttribute("aria-pressed", s.cancel ? "true" : "false");
+    els.cancel.textContent = s.cancel ? "Remove the cancelling pair" : "Add a cancelling pair";
+    els.plain.disabled = s.dup === 0 && !s.cancel;
+    const parts = [s.H + " head" + (s.H === 1 ? "" : "s")];
+    if (s.dup > 0) parts.push(s.dup + " duplicated (same W, v split in halves)");
+    if (s.cancel) parts.push("a pair with one W and opposite v");
+    setText(els.layerText, "True layer: " + parts.join(", ") + " — " + f.trueHeads + " heads in all, " +
+      f.canonical + " canonical. Only the canonical form can be recovered from queries, and it is what the learner finds.");
+
+    for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
+
+    const busy = !!f.computing;
+    els.slider.max = String(f.steps);
+    setIfIdle(els.slider, f.step);
+    for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
+    els.prev.disabled = busy || f.step <= 0;
+    els.first.disabled = busy || f.step <= 0;
+    els.next.disabled = busy || f.step >= f.steps;
+    els.last.disabled = busy || f.step >= f.steps;
+    setText(els.stepText, busy ? "computing…" : "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
+
+    const counter = [f.queries, f.steps, f.bound, f.economy, f.information, f.maxLength, f.lengthBound].join(",");
+    if (counter !== els.counterKey) {
+      els.counterKey = counter;
+      els.counter.replaceChildren(
+        ...row("queries used", f.queries + " of " + f.steps),
+        ...row("the seed's 4Hd² − 2H + 1", f.bound),
+        ...row("economy 2H(d² + d − 1) + 1", f.economy),
+        ...row("information bound H(d² + d)", f.information),
+        ...row("longest query", f.maxLength + " of 2H + 1 = " + f.lengthBound));
+    }
+
+    const prog = typeof f.progress === "number" ? f.progress : s.view === "sweep" && f.sweep ? f.sweep.progress : null;
+    els.progress.hidden = prog === null || prog >= 1;
+    if (prog !== null) els.progress.value = prog;
+
+    let msg;
+    if (busy) msg = "Computing the run once; every step after that is instant.";
+    else if (f.failed) msg = "The run could not be resolved: " + f.failed.message;
+    else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + sci(f.error) + ".";
+    else msg = "Step to the end (End) to see the recovered heads.";
+    if (s.view === "sweep" && f.sweep && f.sweep.refused) msg = f.sweep.refused;
+    setText(els.status, msg);
+  }
+
+  scenes.recovery = { build, sync, key };
+})();

@@ -1,0 +1,17 @@
+// Package recovery learns the canonical heads of a multi-head softmax
+// attention layer from a black box that answers value queries: the learner
+// sends token sequences, the oracle returns the layer's scalar output at the
+// last token (seed 001; MATH.md §3).
+//
+// The learner sends n copies of a token a followed by a query token z, for
+// n = 0…2H. The answers are a rational function of n whose poles −ρ_h and
+// residues reveal one linear measurement of every W_h and v_h (MATH.md
+// §3.1). Learn follows the seed's schedule of 4Hd²−2H+1 queries (Paper) or
+// a cheaper one that labels heads by their value fingerprints (Economy,
+// §3.4), fits every rational function with package rational, matches poles
+// to heads, and finishes with a global weighted least-squares fit of all
+// (W_h, v_h) to every raw answer, whose residual is the run's self-check
+// (§4). A run the float64 numbers cannot resolve ends in an error naming the
+// rational function and the queries at fault, never in a silently wrong
+// layer.
+package recovery

@@ -1,0 +1,189 @@
+package recovery
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+)
+
+// Self-check limits on the RMS of the global fit's weighted residuals: for
+// an exact oracle the noise model (1e-16 relative) is below the oracle's
+// real rounding, so the limit is loose; for a noisy oracle the residuals
+// are in units of its stated accuracy.
+const (
+	exactResidualLimit = 100.0
+	noisyResidualLimit = 1.5
+)
+
+// Learn recovers the canonical heads behind the oracle o (MATH.md §3): it
+// makes the queries of opt.Mode's schedule, fits and labels every rational
+// function, and fits all heads to every answer. On success the Result holds
+// the canonical layer with its self-check; when the answers cannot be
+// resolved in float64 it returns an *Error naming the rational function,
+// the queries and the reason, together with a Result holding the trace so
+// far (and no layer).
+func Learn(o Oracle, opt Options) (Result, error) {
+	if err := opt.validate(); err != nil {
+		return Result{}, err
+	}
+	if o == nil {
+		return Result{}, fmt.Errorf("recovery: nil oracle")
+	}
+	l := newLearner(o, opt)
+	if err := l.schedule(); err != nil {
+		return l.res, err
+	}
+	t, err := l.learnColumnOne()
+	if err != nil {
+		return l.res, err
+	}
+	if t.H == 0 {
+		// Every RF on z_1 is constant: no head is visible.
+		return l.finish(t, nil)
+	}
+	for j := 1; j < l.d; j++ {
+		if err := l.column(t, j); err != nil {
+			return l.res, err
+		}
+	}
+	free := make([]bool, len(t.x))
+	for i := range free {
+		free[i] = true
+	}
+	sv := l.newSolver(l.queryRows(), free, t.H)
+	t, chi2 := sv.fit(t, 100)
+	return l.finish(t, &fitStats{chi2: chi2, vars: sv.variances(t), rows: len(sv.rows)})
+}
+
+type fitStats struct {
+	chi2 float64
+	vars []float64
+	rows int
+}
+
+// finish builds the layer from the parameters, runs the self-checks and
+// completes the trace.
+func (l *learner) finish(t theta, st *fitStats) (Result, error) {
+	d, hc := l.d, t.H
+	layer := make(attention.Layer, hc)
+	est := 0.0
+	for h := 0; h < hc; h++ {
+		w := mat.NewDense(d, d, nil)
+		for x := 0; x < d; x++ {
+			for y := 0; y < d; y++ {
+				var acc float64
+				for a := 0; a < d; a++ {
+					for b := 0; b < d; b++ {
+						acc += l.u[a][x] * t.P(h, a, b) * l.z[b][y]
+					}
+				}
+				w.Set(x, y, acc/l.c)
+			}
+		}
+		v := mat.NewVecDense(d, nil)
+		for x := 0; x < d; x++ {
+			var acc float64
+			for a := 0; a < d; a++ {
+				acc += l.u[a][x] * t.R(h, a)
+			}
+			v.SetVec(x, acc/l.c)
+		}
+		layer[h] = attention.Head{W: w, V: v}
+		if st != nil {
+			var vw, vv float64
+			for a := 0; a < d; a++ {
+				for b := 0; b < d; b++ {
+					vw += st.vars[t.pIndex(h, a, b)]
+				}
+				vv += st.vars[t.rIndex(h, a)]
+			}
+			ew := math.Sqrt(vw) / l.c / maxAbs(w.RawMatrix().Data)
+			ev := math.Sqrt(vv) / l.c / maxAbs(v.RawVector().Data)
+			est = math.Max(est, math.Max(ew, ev))
+		}
+	}
+	// Sort heads as attention.Canonical does, and relabel the trace.
+	order := make([]int, hc)
+	for i := range order {
+		order[i] = i
+	}
+	for i := 1; i < hc; i++ {
+		for k := i; k > 0 && lessW(layer[order[k]].W, layer[order[k-1]].W); k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	newLabel := make([]int, hc)
+	sortedLayer := make(attention.Layer, hc)
+	for k, h := range order {
+		newLabel[h] = k
+		sortedLayer[k] = layer[h]
+	}
+	for k := range l.res.Trace.RFs {
+		rf := &l.res.Trace.RFs[k]
+		for b, h := range rf.Heads {
+			if h >= 0 && h < hc {
+				rf.Heads[b] = newLabel[h]
+			}
+		}
+		rf.HeadP = make([]float64, hc)
+		rf.HeadR = make([]float64, hc)
+		for h := 0; h < hc; h++ {
+			p, r, _ := l.headTerms(l.specs[k], t, h)
+			rf.HeadP[newLabel[h]] = p
+			rf.HeadR[newLabel[h]] = r
+		}
+	}
+	l.res.Heads = hc
+	if st != nil {
+		dof := max(1, st.rows-len(t.x))
+		l.res.Residual = math.Sqrt(st.chi2 / float64(dof))
+		if math.IsNaN(l.res.Residual) {
+			l.res.Residual = math.Inf(1)
+		}
+		if math.IsNaN(est) {
+			est = math.Inf(1)
+		}
+		l.res.Estimate = est
+		limit := exactResidualLimit
+		if l.opt.Tolerance > 0 {
+			limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
+		}
+		if !(l.res.Residual <= limit) {
+			return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
+				Reason: fmt.Sprintf("self-check failed: the %d recovered heads leave residuals %.3g times the noise model (limit %.3g)", hc, l.res.Residual, limit)}
+		}
+		if !(est <= l.opt.maxError()) {
+			return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
+				Reason: fmt.Sprintf("estimated relative error %.3g exceeds %.3g: the answers do not determine the heads in float64", est, l.opt.maxError())}
+		}
+	}
+	l.res.Layer = sortedLayer
+	return l.res, nil
+}
+
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	if m == 0 {
+		return math.SmallestNonzeroFloat64
+	}
+	return m
+}
+
+// lessW orders matrices lexicographically by rows, as attention.Canonical.
+func lessW(a, b *mat.Dense) bool {
+	r, c := a.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if x, y := a.At(i, j), b.At(i, j); x != y {
+				return x < y
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,483 @@
+package recovery
+
+import (
+	"math"
+
+	"headlab/numerics/internal/xmath"
+)
+
+// row is one oracle answer seen by a fit: the RF geometry, n, the answer
+// and its noise-model standard deviation.
+type row struct {
+	s     *spec
+	n, y  float64
+	sigma float64
+}
+
+// solver is a Levenberg–Marquardt fit of a subset of the parameters to a
+// set of rows. The Jacobian is block-angular, as in bundle adjustment:
+// every row touches the parameters of at most one column b of the P_h (a
+// "block") plus global ones (every r_h and P_h[0][0]). Each step is the
+// least-squares solution of the damped system by Householder QR, block by
+// block: the QR of a block's rows eliminates its parameters, the rows left
+// over are stacked and reduced by a dense QR in the global parameters, and
+// the blocks are recovered by back-substitution. Working on J itself rather
+// than JᵀJ keeps the condition number from being squared, which the fits
+// here need (MATH.md §4).
+type solver struct {
+	l    *learner
+	rows []row
+	d, H int
+
+	gpos  []int // parameter → position among the free global ones, or −1
+	blk   []int // parameter → free block, or −1
+	lpos  []int // parameter → position within its block
+	bsize []int
+	ng    int
+
+	// Factors from the last step: per block R_b (upper, row-major) and S_b,
+	// and the global R_g, kept for the covariance.
+	rb [][]float64
+	sb [][]float64
+	rg []float64
+}
+
+func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
+	d := l.d
+	sv := &solver{l: l, rows: rows, d: d, H: H}
+	n := H * (d*d + d)
+	sv.gpos = make([]int, n)
+	sv.blk = make([]int, n)
+	sv.lpos = make([]int, n)
+	blockOf := make([]int, d) // column → free block index
+	for b := range blockOf {
+		blockOf[b] = -1
+	}
+	t := theta{H: H, d: d}
+	for i := range sv.gpos {
+		sv.gpos[i], sv.blk[i], sv.lpos[i] = -1, -1, -1
+	}
+	for h := 0; h < H; h++ {
+		for a := 0; a < d; a++ {
+			for b := 0; b < d; b++ {
+				idx := t.pIndex(h, a, b)
+				if !free[idx] {
+					continue
+				}
+				if a == 0 && b == 0 {
+					sv.gpos[idx] = sv.ng
+					sv.ng++
+					continue
+				}
+				if blockOf[b] < 0 {
+					blockOf[b] = len(sv.bsize)
+					sv.bsize = append(sv.bsize, 0)
+				}
+				k := blockOf[b]
+				sv.blk[idx] = k
+				sv.lpos[idx] = sv.bsize[k]
+				sv.bsize[k]++
+			}
+		}
+	}
+	for h := 0; h < H; h++ {
+		for k := 0; k < d; k++ {
+			idx := t.rIndex(h, k)
+			if free[idx] {
+				sv.gpos[idx] = sv.ng
+				sv.ng++
+			}
+		}
+	}
+	return sv
+}
+
+// cost returns Σ ((F_model − y)/σ)² over the rows.
+func (sv *solver) cost(t theta) float64 {
+	var ss float64
+	for _, r := range sv.rows {
+		e := (sv.l.predict(r.s, r.n, t) - r.y) / r.sigma
+		ss += e * e
+	}
+	if math.IsNaN(ss) {
+		return math.Inf(1)
+	}
+	return ss
+}
+
+// linearised holds the weighted Jacobian rows split by block: for block b,
+// jb[b] is (rows × (bsize+ng+1)) with the local columns, the global ones
+// and −e last; free rows touch only global parameters.
+type linearised struct {
+	jb   [][]float64
+	mb   []int
+	free []float64
+	mf   int
+	norm []float64 // column norms: blocks' first, then global (per block offsets)
+	bn   [][]float64
+	gn   []float64
+	ok   bool
+}
+
+func (sv *solver) linearise(t theta) linearised {
+	nb, ng := len(sv.bsize), sv.ng
+	lin := linearised{jb: make([][]float64, nb), mb: make([]int, nb), bn: make([][]float64, nb), gn: make([]float64, ng), ok: true}
+	for k, s := range sv.bsize {
+		lin.bn[k] = make([]float64, s)
+	}
+	gbuf := make([]float64, ng)
+	type entry struct {
+		pos int
+		g   float64
+	}
+	var loc []entry
+	for _, r := range sv.rows {
+		for i := range gbuf {
+			gbuf[i] = 0
+		}
+		loc = loc[:0]
+		block := -1
+		y := sv.l.gradient(r.s, r.n, t, func(idx int, g float64) {
+			g /= r.sigma
+			if p := sv.gpos[idx]; p >= 0 {
+				gbuf[p] += g
+				return
+			}
+			if k := sv.blk[idx]; k >= 0 {
+				if block >= 0 && block != k {
+					lin.ok = false
+					return
+				}
+				block = k
+				loc = append(loc, entry{sv.lpos[idx], g})
+			}
+		})
+		e := (y - r.y) / r.sigma
+		for i, g := range gbuf {
+			lin.gn[i] += g * g
+		}
+		if block < 0 {
+			if ng == 0 {
+				continue
+			}
+			lin.free = append(lin.free, gbuf...)
+			lin.free = append(lin.free, -e)
+			lin.mf++
+			continue
+		}
+		s := sv.bsize[block]
+		w := s + ng + 1
+		rowv := make([]float64, w)
+		for _, en := range loc {
+			rowv[en.pos] += en.g
+		}
+		for i := 0; i < s; i++ {
+			lin.bn[block][i] += rowv[i] * rowv[i]
+		}
+		copy(rowv[s:], gbuf)
+		rowv[w-1] = -e
+		lin.jb[block] = append(lin.jb[block], rowv...)
+		lin.mb[block]++
+	}
+	for k := range lin.bn {
+		for i := range lin.bn[k] {
+			lin.bn[k][i] = math.Sqrt(lin.bn[k][i])
+		}
+	}
+	for i := range lin.gn {
+		lin.gn[i] = math.Sqrt(lin.gn[i])
+	}
+	return lin
+}
+
+// step returns the Levenberg–Marquardt step for damping lambda (rows
+// √λ·|J_i| e_i appended for every column i).
+func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []float64, ok bool) {
+	nb, ng := len(sv.bsize), sv.ng
+	damp := func(norm float64) float64 {
+		if norm == 0 || math.IsInf(norm, 0) || math.IsNaN(norm) {
+			return 1
+		}
+		return math.Sqrt(lambda) * norm
+	}
+	wg := ng + 1
+	stack := append([]float64(nil), lin.free...)
+	ms := lin.mf
+	sv.rb = make([][]float64, nb)
+	sv.sb = make([][]float64, nb)
+	fb := make([][]float64, nb)
+	for k, s := range sv.bsize {
+		w := s + ng + 1
+		m := lin.mb[k] + s
+		a := make([]float64, m*w)
+		copy(a, lin.jb[k])
+		for i := 0; i < s; i++ {
+			a[(lin.mb[k]+i)*w+i] = damp(lin.bn[k][i])
+		}
+		if !householder(a, m, w, s) {
+			return nil, nil, false
+		}
+		r := make([]float64, s*s)
+		sm := make([]float64, s*ng)
+		f := make([]float64, s)
+		for i := 0; i < s; i++ {
+			copy(r[i*s:(i+1)*s], a[i*w:i*w+s])
+			copy(sm[i*ng:(i+1)*ng], a[i*w+s:i*w+s+ng])
+			f[i] = a[i*w+w-1]
+		}
+		sv.rb[k], sv.sb[k], fb[k] = r, sm, f
+		for i := s; i < m; i++ {
+			stack = append(stack, a[i*w+s:(i+1)*w]...)
+			ms++
+		}
+	}
+	for i := 0; i < ng; i++ {
+		rowv := make([]float64, wg)
+		rowv[i] = damp(lin.gn[i])
+		stack = append(stack, rowv...)
+		ms++
+	}
+	dg = make([]float64, ng)
+	if ng > 0 {
+		if !householder(stack, ms, wg, ng) {
+			return nil, nil, false
+		}
+		sv.rg = make([]float64, ng*ng)
+		for i := 0; i < ng; i++ {
+			copy(sv.rg[i*ng:(i+1)*ng], stack[i*wg:i*wg+ng])
+			dg[i] = stack[i*wg+ng]
+		}
+		if !backSolve(sv.rg, ng, dg) {
+			return nil, nil, false
+		}
+	}
+	db = make([][]float64, nb)
+	for k, s := range sv.bsize {
+		x := append([]float64(nil), fb[k]...)
+		for i := 0; i < s; i++ {
+			for c := 0; c < ng; c++ {
+				x[i] -= sv.sb[k][i*ng+c] * dg[c]
+			}
+		}
+		if !backSolve(sv.rb[k], s, x) {
+			return nil, nil, false
+		}
+		db[k] = x
+	}
+	return db, dg, true
+}
+
+// apply returns t moved by the step.
+func (sv *solver) apply(t theta, db [][]float64, dg []float64) theta {
+	out := t.clone()
+	for idx := range out.x {
+		if p := sv.gpos[idx]; p >= 0 {
+			out.x[idx] += dg[p]
+		} else if k := sv.blk[idx]; k >= 0 {
+			out.x[idx] += db[k][sv.lpos[idx]]
+		}
+	}
+	return out
+}
+
+// fit runs Levenberg–Marquardt from t for at most maxIter accepted steps
+// and returns the best point and its cost.
+func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
+	cost := sv.cost(t)
+	if sv.ng == 0 && len(sv.bsize) == 0 {
+		return t, cost
+	}
+	lambda := 1e-6
+	small := 0
+	for iter := 0; iter < maxIter && cost > 0; iter++ {
+		lin := sv.linearise(t)
+		if !lin.ok {
+			return t, cost
+		}
+		accepted := false
+		for lambda < 1e8 {
+			db, dg, ok := sv.step(lin, lambda)
+			if ok {
+				nt := sv.apply(t, db, dg)
+				nc := sv.cost(nt)
+				if nc < cost {
+					if cost-nc <= 1e-12*cost {
+						small++
+					} else {
+						small = 0
+					}
+					t, cost = nt, nc
+					lambda = math.Max(lambda/10, 1e-14)
+					accepted = true
+					break
+				}
+			}
+			lambda *= 10
+		}
+		if !accepted || small >= 2 {
+			break
+		}
+	}
+	return t, cost
+}
+
+// variances returns, for every parameter, the first-order variance of its
+// estimate at t (the diagonal of (JᵀJ)⁻¹ for the weighted Jacobian), 0 for
+// parameters that are not free.
+func (sv *solver) variances(t theta) []float64 {
+	out := make([]float64, len(t.x))
+	lin := sv.linearise(t)
+	if _, _, ok := sv.step(lin, 1e-20); !ok || !lin.ok {
+		for i := range out {
+			out[i] = math.Inf(1)
+		}
+		return out
+	}
+	ng := sv.ng
+	// X_g = R_g⁻¹ and C_gg = X_g X_gᵀ.
+	cgg := make([]float64, ng*ng)
+	if ng > 0 {
+		xg := invUpper(sv.rg, ng)
+		for i := 0; i < ng; i++ {
+			for j := 0; j < ng; j++ {
+				var acc float64
+				for k := max(i, j); k < ng; k++ {
+					acc += xg[i*ng+k] * xg[j*ng+k]
+				}
+				cgg[i*ng+j] = acc
+			}
+		}
+	}
+	vb := make([][]float64, len(sv.bsize))
+	for k, s := range sv.bsize {
+		xb := invUpper(sv.rb[k], s)
+		v := make([]float64, s)
+		y := make([]float64, ng)
+		for i := 0; i < s; i++ {
+			var acc float64
+			for c := i; c < s; c++ {
+				acc += xb[i*s+c] * xb[i*s+c]
+			}
+			// y = row i of X_b S_b.
+			for g := 0; g < ng; g++ {
+				var yy float64
+				for c := i; c < s; c++ {
+					yy += xb[i*s+c] * sv.sb[k][c*ng+g]
+				}
+				y[g] = yy
+			}
+			for a := 0; a < ng; a++ {
+				if y[a] == 0 {
+					continue
+				}
+				var cy float64
+				for c := 0; c < ng; c++ {
+					cy += cgg[a*ng+c] * y[c]
+				}
+				acc += y[a] * cy
+			}
+			v[i] = acc
+		}
+		vb[k] = v
+	}
+	for idx := range out {
+		if p := sv.gpos[idx]; p >= 0 {
+			out[idx] = cgg[p*ng+p]
+		} else if k := sv.blk[idx]; k >= 0 {
+			out[idx] = vb[k][sv.lpos[idx]]
+		}
+		if math.IsNaN(out[idx]) {
+			out[idx] = math.Inf(1)
+		}
+	}
+	return out
+}
+
+// householder triangularises the first k columns of the m×w row-major
+// matrix a in place by Householder reflections, applying them to all w
+// columns. It reports false when m < k or a column is not finite.
+func householder(a []float64, m, w, k int) bool {
+	if m < k {
+		return false
+	}
+	v := make([]float64, m)
+	for j := 0; j < k; j++ {
+		var nrm float64
+		for i := j; i < m; i++ {
+			nrm = xmath.Hypot(nrm, a[i*w+j])
+		}
+		if math.IsNaN(nrm) || math.IsInf(nrm, 0) {
+			return false
+		}
+		if nrm == 0 {
+			continue
+		}
+		alpha := -nrm
+		if a[j*w+j] < 0 {
+			alpha = nrm
+		}
+		for i := j; i < m; i++ {
+			v[i] = a[i*w+j]
+		}
+		v[j] -= alpha
+		var vv float64
+		for i := j; i < m; i++ {
+			vv += v[i] * v[i]
+		}
+		if vv == 0 {
+			continue
+		}
+		for c := j; c < w; c++ {
+			var dot float64
+			for i := j; i < m; i++ {
+				dot += v[i] * a[i*w+c]
+			}
+			f := 2 * dot / vv
+			if f == 0 {
+				continue
+			}
+			for i := j; i < m; i++ {
+				a[i*w+c] -= f * v[i]
+			}
+		}
+		a[j*w+j] = alpha
+		for i := j + 1; i < m; i++ {
+			a[i*w+j] = 0
+		}
+	}
+	return true
+}
+
+// backSolve solves R x = b in place for the n×n upper triangular R.
+func backSolve(r []float64, n int, b []float64) bool {
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for c := i + 1; c < n; c++ {
+			s -= r[i*n+c] * b[c]
+		}
+		if r[i*n+i] == 0 {
+			return false
+		}
+		b[i] = s / r[i*n+i]
+		if math.IsNaN(b[i]) || math.IsInf(b[i], 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// invUpper returns the inverse of the n×n upper triangular R (upper).
+func invUpper(r []float64, n int) []float64 {
+	x := make([]float64, n*n)
+	for j := 0; j < n; j++ {
+		x[j*n+j] = 1 / r[j*n+j]
+		for i := j - 1; i >= 0; i-- {
+			var s float64
+			for k := i + 1; k <= j; k++ {
+				s += r[i*n+k] * x[k*n+j]
+			}
+			x[i*n+j] = -s / r[i*n+i]
+		}
+	}
+	return x
+}

@@ -1,0 +1,127 @@
+package recovery
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limits on the problem sizes Learn accepts.
+const (
+	MaxWidth = 64 // largest token width d
+	MaxHeads = 8  // largest number of heads H (or bound H0)
+)
+
+// Mode selects the query schedule.
+type Mode int
+
+const (
+	// Paper is the seed's schedule (MATH.md §3.3): d² measurement RFs and
+	// d²−1 link RFs, exactly 4Hd²−2H+1 queries of length at most 2H+1.
+	Paper Mode = iota
+	// Economy labels heads by their value fingerprints instead of links
+	// wherever the fingerprints separate (MATH.md §3.4):
+	// 2H(d²+d−1)+1 queries, plus 2H for every link it falls back to.
+	Economy
+)
+
+// String returns "paper" or "economy".
+func (m Mode) String() string {
+	switch m {
+	case Paper:
+		return "paper"
+	case Economy:
+		return "economy"
+	}
+	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// Options configures Learn. Use DefaultOptions and change what differs.
+type Options struct {
+	// Width is the token width d, 1…MaxWidth.
+	Width int
+	// Heads is the number of heads H, or the bound H0 when UpperBound is
+	// set, 1…MaxHeads. Every query count uses it. The canonical layer may
+	// have fewer heads (merged or cancelling heads); Learn finds how many.
+	Heads int
+	// UpperBound says Heads is only an upper bound H0 on the number of
+	// canonical heads (MATH.md §3.5). Learn detects the number either way;
+	// the flag records what the caller knows.
+	UpperBound bool
+	// Mode is the query schedule, Paper or Economy.
+	Mode Mode
+	// Seed draws the learner's random bases.
+	Seed uint64
+	// Tolerance is the oracle's relative accuracy ε: each answer F is taken
+	// to be accurate to ε·(|F| + s), s the RMS of all answers. Zero means an
+	// exact float64 oracle (ε = 1e-16).
+	Tolerance float64
+	// Spread is κ in the scale c = κ√d of the copied token a = z − c·u, so
+	// that the log-poles p_h have spread about κ for weights of size 1/√d
+	// (MATH.md §4). Zero means 1.7 (2.5 when d = 1).
+	Spread float64
+	// MaxError is the largest estimated relative error of the result that
+	// Learn returns as a success; above it Learn reports the run as
+	// unresolvable. Zero means 1e-4.
+	MaxError float64
+}
+
+// DefaultOptions returns the options for H heads of width d: paper mode,
+// H known, seed 1, an exact oracle and the default scale.
+func DefaultOptions(H, d int) Options {
+	return Options{Width: d, Heads: H, Mode: Paper, Seed: 1}
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Width < 1 || o.Width > MaxWidth:
+		return fmt.Errorf("recovery: width %d outside 1…%d", o.Width, MaxWidth)
+	case o.Heads < 1 || o.Heads > MaxHeads:
+		return fmt.Errorf("recovery: %d heads outside 1…%d", o.Heads, MaxHeads)
+	case o.Mode != Paper && o.Mode != Economy:
+		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
+	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
+		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
+	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > 20:
+		return fmt.Errorf("recovery: spread %v outside [0, 20]", o.Spread)
+	case math.IsNaN(o.MaxError) || o.MaxError < 0:
+		return fmt.Errorf("recovery: max error %v is negative", o.MaxError)
+	}
+	return nil
+}
+
+func (o Options) spread() float64 {
+	switch {
+	case o.Spread > 0:
+		return o.Spread
+	case o.Width == 1:
+		return 2.5
+	}
+	return 1.7
+}
+
+func (o Options) maxError() float64 {
+	if o.MaxError > 0 {
+		return o.MaxError
+	}
+	return 1e-4
+}
+
+func (o Options) epsilon() float64 {
+	if o.Tolerance > 0 {
+		return o.Tolerance
+	}
+	return 1e-16
+}
+
+// PaperQueries returns the seed's query count 4Hd² − 2H + 1 for H heads
+// (or the bound H0) of width d.
+func PaperQueries(H, d int) int { return 4*H*d*d - 2*H + 1 }
+
+// EconomyQueries returns economy mode's count 2H(d² + d − 1) + 1 when every
+// fingerprint separates (each fallback link adds 2H).
+func EconomyQueries(H, d int) int { return 2*H*(d*d+d-1) + 1 }
+
+// InformationBound returns H(d² + d), the number of real degrees of freedom
+// of H canonical heads of width d: no method can use fewer real-valued
+// queries.
+func InformationBound(H, d int) int { return H * (d*d + d) }

@@ -1,0 +1,527 @@
+package recovery
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"headlab/numerics/internal/xmath"
+	"headlab/numerics/rational"
+)
+
+// ambiguity is how much worse (in sum of squared weighted residuals) than
+// the best labelling every distinct rival labelling must fit before the
+// best one is accepted: a rival within this factor means the data do not
+// decide, and the learner does not guess.
+const ambiguity = 100
+
+// fail returns an *Error for RF k.
+func (l *learner) fail(k int, reason string, err error) *Error {
+	rf := &l.res.Trace.RFs[k]
+	e := &Error{RF: k, Name: rf.Name(), Reason: reason, Err: err, First: -1, Last: -1}
+	for _, q := range rf.Query {
+		if e.First < 0 || q < e.First {
+			e.First = q
+		}
+		e.Last = max(e.Last, q)
+	}
+	return e
+}
+
+// ratTolerance is the sample accuracy handed to rational.Fit.
+func (l *learner) ratTolerance() float64 {
+	return math.Max(l.opt.Tolerance, rational.DefaultTolerance)
+}
+
+// fitRF fits RF k with rational.Fit and records the fit in the trace. With
+// knownC the constant C and the value F(0) (as an extra sample at n = 0 if
+// the RF has none) are taken as known.
+func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
+	rf := &l.res.Trace.RFs[k]
+	n := append([]float64(nil), rf.N...)
+	f := append([]float64(nil), rf.F...)
+	if f0 != nil {
+		n = append([]float64{0}, n...)
+		f = append([]float64{*f0}, f...)
+	}
+	opt.Tolerance = l.ratTolerance()
+	fit, err := rational.Fit(n, f, opt)
+	rf.KnownC, rf.C = opt.KnownC, opt.C
+	rf.Fit, rf.P, rf.R, rf.Heads = fit, fit.LogPoles(), fit.Values(), nil
+	if err != nil {
+		return err
+	}
+	l.res.Cond = math.Max(l.res.Cond, fit.Cond)
+	return nil
+}
+
+// labelling is the outcome of trying candidate labellings.
+type labelling struct {
+	perm  []int     // head h takes pole perm[h]
+	x     []float64 // fitted parameters of the best labelling
+	chi2  float64
+	rival float64 // best chi² of a distinct rival labelling (+Inf if none)
+
+	all     [][]float64 // every fit tried, with its chi²
+	allChi2 []float64
+}
+
+// choose evaluates every candidate labelling with try and returns the best,
+// with the best distinct rival's chi².
+func choose(cands [][]int, try func(perm []int) ([]float64, float64), same func(a, b []float64) bool) labelling {
+	type res struct {
+		perm []int
+		x    []float64
+		chi2 float64
+	}
+	var all []res
+	for _, p := range cands {
+		x, c := try(p)
+		all = append(all, res{p, x, c})
+	}
+	best := 0
+	for i := range all {
+		if all[i].chi2 < all[best].chi2 {
+			best = i
+		}
+	}
+	out := labelling{perm: all[best].perm, x: all[best].x, chi2: all[best].chi2, rival: math.Inf(1)}
+	for i := range all {
+		if i != best && !same(all[i].x, out.x) {
+			out.rival = math.Min(out.rival, all[i].chi2)
+		}
+	}
+	return out
+}
+
+// chooseStarts fits from every start and returns the best fit with the
+// best chi² among the distinct others.
+func chooseStarts(starts [][]float64, fit func([]float64) ([]float64, float64), same func(a, b []float64) bool) labelling {
+	out := labelling{chi2: math.Inf(1), rival: math.Inf(1)}
+	var xs [][]float64
+	var cs []float64
+	for _, s := range starts {
+		x, c := fit(s)
+		xs, cs = append(xs, x), append(cs, c)
+		if c < out.chi2 {
+			out.x, out.chi2 = x, c
+		}
+	}
+	for i := range xs {
+		if !same(xs[i], out.x) {
+			out.rival = math.Min(out.rival, cs[i])
+		}
+	}
+	out.all, out.allChi2 = xs, cs
+	return out
+}
+
+// merge combines two sets of fits.
+func (lb labelling) merge(o labelling, same func(a, b []float64) bool) labelling {
+	xs := append(append([][]float64(nil), lb.all...), o.all...)
+	cs := append(append([]float64(nil), lb.allChi2...), o.allChi2...)
+	out := labelling{chi2: math.Inf(1), rival: math.Inf(1), all: xs, allChi2: cs}
+	for i := range xs {
+		if cs[i] < out.chi2 {
+			out.x, out.chi2 = xs[i], cs[i]
+		}
+	}
+	for i := range xs {
+		if !same(xs[i], out.x) {
+			out.rival = math.Min(out.rival, cs[i])
+		}
+	}
+	return out
+}
+
+// decided reports whether the best labelling beats every rival clearly.
+func (lb labelling) decided(nrows int) bool {
+	return lb.rival > ambiguity*math.Max(lb.chi2, float64(nrows)) && !math.IsInf(lb.chi2, 0)
+}
+
+// learnColumnOne fits the RFs with z = z_1, finds the number of canonical
+// heads, labels the heads through the links and returns the parameters of
+// column 1 of every P_h and all of every r_h (MATH.md §4, "learn v first").
+func (l *learner) learnColumnOne() (theta, error) {
+	// Number of poles each RF shows, up to the bound.
+	hc := 0
+	errs := make(map[int]error)
+	for _, k := range l.phaseA {
+		if err := l.fitRF(k, rational.Options{Poles: l.h0, UpperBound: true}, nil); err != nil {
+			errs[k] = err
+			continue
+		}
+		hc = max(hc, len(l.res.Trace.RFs[k].Fit.Poles))
+	}
+	if len(errs) == len(l.phaseA) {
+		k := l.phaseA[0]
+		return theta{}, l.fail(k, "cannot fit", errs[k])
+	}
+	if hc == 0 {
+		return newTheta(0, l.d), nil
+	}
+	// Every RF is refitted with hc poles. Where that fails the RF keeps
+	// its fit with fewer poles for the trace, and the poles of the rejected
+	// fit still serve as a starting guess (a complex pair split into two
+	// real poles): the joint fits below decide on all the samples.
+	guesses := make(map[int]guess)
+	for _, k := range l.phaseA {
+		rf := &l.res.Trace.RFs[k]
+		if errs[k] == nil && len(rf.Fit.Poles) == hc {
+			guesses[k] = guess{p: rf.P, r: rf.R}
+			continue
+		}
+		keep := *rf
+		err := l.fitRF(k, rational.Options{Poles: hc}, nil)
+		if err == nil {
+			guesses[k] = guess{p: rf.P, r: rf.R}
+			continue
+		}
+		if errs[k] == nil {
+			*rf = keep
+		}
+		errs[k] = err
+		if p, ok := poleGuess(err, hc); ok {
+			guesses[k] = guess{p: p, r: l.valuesGiven(k, p)}
+		}
+	}
+	k11 := l.phaseA[0]
+	g11, ok := guesses[k11]
+	if !ok {
+		return theta{}, l.fail(k11, fmt.Sprintf("does not show all %d heads", hc), errs[k11])
+	}
+	t := newTheta(hc, l.d)
+	var rs float64
+	for h := 0; h < hc; h++ {
+		t.x[t.pIndex(h, 0, 0)] = g11.p[h]
+		t.x[t.rIndex(h, 0)] = g11.r[h]
+		rs = math.Max(rs, math.Abs(g11.r[h]))
+	}
+	for i := 1; i < l.d; i++ {
+		if err := l.linkColumnOne(t, i, rs, guesses, errs); err != nil {
+			return theta{}, err
+		}
+	}
+	m11 := &l.res.Trace.RFs[k11]
+	m11.Heads = l.matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
+	// Joint fit of everything the RFs on z_1 determine.
+	free := make([]bool, len(t.x))
+	for h := 0; h < hc; h++ {
+		for a := 0; a < l.d; a++ {
+			free[t.pIndex(h, a, 0)] = true
+			free[t.rIndex(h, a)] = true
+		}
+	}
+	inA := make(map[int]bool)
+	for _, k := range l.phaseA {
+		inA[k] = true
+	}
+	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return inA[k] }), free, hc)
+	t, _ = sv.fit(t, 50)
+	return t, nil
+}
+
+// guess is a starting point for an RF's poles: p = log ρ and r = R/ρ of
+// each, unlabelled.
+type guess struct{ p, r []float64 }
+
+// poleGuess returns hc log-poles from the poles of a rejected fit (a
+// complex pair x ± iy becomes the real poles x ± y), if there are hc.
+func poleGuess(err error, hc int) ([]float64, bool) {
+	var e *rational.Error
+	if !errors.As(err, &e) {
+		return nil, false
+	}
+	var p []float64
+	for _, z := range e.Poles {
+		re, im := real(z), math.Abs(imag(z))
+		switch {
+		case re >= 0 || math.IsNaN(re) || math.IsInf(re, 0):
+			continue
+		case im == 0:
+			p = append(p, xmath.Log(-re))
+		case imag(z) > 0:
+			lo := -re - im
+			if lo <= 0 {
+				lo = -re / 2
+			}
+			p = append(p, xmath.Log(lo), xmath.Log(-re+im))
+		}
+	}
+	if len(p) != hc {
+		return nil, false
+	}
+	sort.Float64s(p)
+	return p, true
+}
+
+// valuesGiven returns the values r_h that best fit the samples of RF k
+// (which has the sample n = 0) for the given log-poles: F(n) − F(0) =
+// −Σ_h r_h·n/(n+ρ_h) is linear in them.
+func (l *learner) valuesGiven(k int, p []float64) []float64 {
+	rf := &l.res.Trace.RFs[k]
+	f0 := math.NaN()
+	for s, n := range rf.N {
+		if n == 0 {
+			f0 = rf.F[s]
+		}
+	}
+	var a [][]float64
+	var b []float64
+	for s, n := range rf.N {
+		if n == 0 {
+			continue
+		}
+		w := 1 / l.sigma(rf.F[s])
+		row := make([]float64, len(p))
+		for h, ph := range p {
+			row[h] = -n / (n + xmath.Exp(ph)) * w
+		}
+		a = append(a, row)
+		b = append(b, (rf.F[s]-f0)*w)
+	}
+	r, ok := solveLS(a, b, len(p))
+	if !ok || math.IsNaN(f0) {
+		return make([]float64, len(p))
+	}
+	return r
+}
+
+// queryRowsWhere returns one row per query of the RFs accepted by keep.
+func (l *learner) queryRowsWhere(keep func(k int) bool) []row {
+	var out []row
+	for _, r := range l.queryRowsIndexed() {
+		if keep(r.rf) {
+			out = append(out, r.row)
+		}
+	}
+	return out
+}
+
+type indexedRow struct {
+	row
+	rf int
+}
+
+func (l *learner) queryRowsIndexed() []indexedRow {
+	rows := l.queryRows()
+	out := make([]indexedRow, len(rows))
+	for q, r := range rows {
+		out[q] = indexedRow{row: r, rf: l.res.Trace.Queries[q].RF}
+	}
+	return out
+}
+
+// linkColumnOne labels the heads of M_i1 and of its link RF(z_1, u_1+u_i)
+// with the heads of M_11 (MATH.md §3.3): the link's poles are at
+// p(M_11) + p(M_i1) with values r(M_11) + r(M_i1) for the same head. Each
+// candidate labelling, started from the poles of M_i1 or from those of the
+// link less M_11's, is fitted jointly to the samples of the three RFs (n ≥ 1,
+// with F(0) the shared answer), and the best is accepted only if no
+// distinct labelling fits nearly as well.
+func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]guess, errs map[int]error) error {
+	hc := t.H
+	k11, km, kl := l.phaseA[0], l.phaseA[2*i-1], l.phaseA[2*i]
+	m11, mi, li := &l.res.Trace.RFs[k11], &l.res.Trace.RFs[km], &l.res.Trace.RFs[kl]
+	gm, okm := guesses[km]
+	gl, okl := guesses[kl]
+	if !okm && !okl {
+		return l.fail(km, fmt.Sprintf("neither it nor its link shows the %d heads", hc), errs[km])
+	}
+	y0 := l.ans[0]
+	if rs == 0 {
+		rs = 1
+	}
+	dist := func(p1, r1, p2, r2 float64) float64 { return math.Abs(p1-p2) + math.Abs(r1-r2)/rs }
+	// Costs of head h taking pole b of M_i1 (predicting the link's poles)
+	// and pole q of the link (predicting M_i1's).
+	costM := make([][]float64, hc)
+	costL := make([][]float64, hc)
+	for h := 0; h < hc; h++ {
+		costM[h] = make([]float64, hc)
+		costL[h] = make([]float64, hc)
+		p0, r0 := t.P(h, 0, 0), t.R(h, 0)
+		for b := 0; b < hc; b++ {
+			best, bestL := 0.0, 0.0
+			if okm && okl {
+				best, bestL = math.Inf(1), math.Inf(1)
+				for q := 0; q < hc; q++ {
+					best = math.Min(best, dist(p0+gm.p[b], r0+gm.r[b], gl.p[q], gl.r[q]))
+					bestL = math.Min(bestL, dist(gl.p[b]-p0, gl.r[b]-r0, gm.p[q], gm.r[q]))
+				}
+			}
+			costM[h][b], costL[h][b] = best, bestL
+		}
+	}
+	type sample struct {
+		which int // 0: M_11, 1: M_i1, 2: link
+		n, y  float64
+		sigma float64
+	}
+	var smp []sample
+	for w, rf := range []*RF{m11, mi, li} {
+		for s, n := range rf.N {
+			if n >= 1 {
+				smp = append(smp, sample{w, n, rf.F[s], l.sigma(rf.F[s])})
+			}
+		}
+	}
+	// x = [p0 (hc), r0 (hc), pi (hc), ri (hc)].
+	terms := func(x []float64, w, h int) (p, r float64) {
+		p0, r0, pi, ri := x[h], x[hc+h], x[2*hc+h], x[3*hc+h]
+		switch w {
+		case 0:
+			return p0, r0
+		case 1:
+			return pi, ri
+		}
+		return p0 + pi, r0 + ri
+	}
+	resid := func(x []float64) []float64 {
+		e := make([]float64, len(smp))
+		for k, s := range smp {
+			y := y0
+			for h := 0; h < hc; h++ {
+				p, r := terms(x, s.which, h)
+				y -= r * s.n / (s.n + xmath.Exp(p))
+			}
+			e[k] = (y - s.y) / s.sigma
+		}
+		return e
+	}
+	jac := func(x []float64) [][]float64 {
+		j := make([][]float64, len(smp))
+		for k, s := range smp {
+			j[k] = make([]float64, 4*hc)
+			for h := 0; h < hc; h++ {
+				p, r := terms(x, s.which, h)
+				rho := xmath.Exp(p)
+				den := s.n + rho
+				gp := r * s.n * rho / (den * den) / s.sigma
+				gr := -s.n / den / s.sigma
+				if s.which != 1 {
+					j[k][h] = gp
+					j[k][hc+h] = gr
+				}
+				if s.which != 0 {
+					j[k][2*hc+h] = gp
+					j[k][3*hc+h] = gr
+				}
+			}
+		}
+		return j
+	}
+	// Candidates: a permutation of M_i1's poles (source 0) or of the link's
+	// (source 1), as one list of (source, permutation).
+	type cand struct {
+		src  int
+		perm []int
+	}
+	var cands []cand
+	if okm {
+		for _, p := range candidates(costM) {
+			cands = append(cands, cand{0, p})
+		}
+	}
+	if okl {
+		for _, p := range candidates(costL) {
+			cands = append(cands, cand{1, p})
+		}
+	}
+	perms := make([][]int, len(cands))
+	for c := range cands {
+		perms[c] = append([]int{c}, cands[c].perm...)
+	}
+	try := func(tagged []int) ([]float64, float64) {
+		c := cands[tagged[0]]
+		x := make([]float64, 4*hc)
+		for h := 0; h < hc; h++ {
+			b := c.perm[h]
+			x[h], x[hc+h] = t.P(h, 0, 0), t.R(h, 0)
+			if c.src == 0 {
+				x[2*hc+h], x[3*hc+h] = gm.p[b], gm.r[b]
+			} else {
+				x[2*hc+h], x[3*hc+h] = gl.p[b]-x[h], gl.r[b]-x[hc+h]
+			}
+		}
+		return gaussNewton(x, resid, jac, 100)
+	}
+	// Two solutions are the same when they agree up to relabelling heads
+	// (the fit may move M_11's poles too).
+	heads := func(x []float64) [][4]float64 {
+		out := make([][4]float64, hc)
+		for h := range out {
+			out[h] = [4]float64{x[h], x[hc+h], x[2*hc+h], x[3*hc+h]}
+		}
+		sort.Slice(out, func(a, b int) bool { return out[a][0] < out[b][0] })
+		return out
+	}
+	same := func(a, b []float64) bool {
+		ha, hb := heads(a), heads(b)
+		for h := range ha {
+			for k := 0; k < 4; k++ {
+				tol := 1e-6
+				if k%2 == 1 {
+					tol *= rs
+				}
+				if math.Abs(ha[h][k]-hb[h][k]) > tol*(1+math.Abs(hb[h][k])) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	lb := choose(perms, try, same)
+	if !lb.decided(len(smp)) {
+		return l.fail(kl, fmt.Sprintf("cannot label the heads of %s: rival labellings fit about as well (χ² %.3g vs %.3g)", mi.Name(), lb.rival, lb.chi2), nil)
+	}
+	// The joint fit also refines M_11's heads and may have relabelled
+	// them: head k of the fit is the current head relabel[h], the one with
+	// the nearest (p, r) in M_11.
+	back := make([][]float64, hc)
+	for h := range back {
+		back[h] = make([]float64, hc)
+		for k := range back[h] {
+			back[h][k] = dist(t.P(h, 0, 0), t.R(h, 0), lb.x[k], lb.x[hc+k])
+		}
+	}
+	relabel := hungarian(back) // head h is the fit's head relabel[h]
+	for h, k := range relabel {
+		t.x[t.pIndex(h, 0, 0)] = lb.x[k]
+		t.x[t.rIndex(h, 0)] = lb.x[hc+k]
+		t.x[t.pIndex(h, i, 0)] = lb.x[2*hc+k]
+		t.x[t.rIndex(h, i)] = lb.x[3*hc+k]
+	}
+	mi.Heads = l.matchPoles(mi, func(h int) (float64, float64) { return terms(lb.x, 1, relabel[h]) }, hc, rs)
+	li.Heads = l.matchPoles(li, func(h int) (float64, float64) { return terms(lb.x, 2, relabel[h]) }, hc, rs)
+	return nil
+}
+
+// matchPoles labels the fitted poles of rf with the heads whose predicted
+// (p, r) are nearest (an assignment), for the trace.
+func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
+	np := len(rf.P)
+	out := make([]int, np)
+	for b := range out {
+		out[b] = -1
+	}
+	if np != hc || hc == 0 {
+		return out
+	}
+	if rs == 0 {
+		rs = 1
+	}
+	cost := make([][]float64, hc)
+	for h := range cost {
+		p, r := pred(h)
+		cost[h] = make([]float64, np)
+		for b := range cost[h] {
+			cost[h][b] = math.Abs(p-rf.P[b]) + math.Abs(r-rf.R[b])/rs
+		}
+	}
+	for h, b := range hungarian(cost) {
+		out[b] = h
+	}
+	return out
+}

@@ -1,0 +1,258 @@
+package recovery
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/internal/xmath"
+)
+
+// learner is the state of one Learn run.
+type learner struct {
+	o    Oracle
+	opt  Options
+	d    int
+	h0   int     // Heads: H or the bound H0
+	c    float64 // scale of u in a = z − c·u
+	u, z [][]float64
+	eps  float64
+	s    float64 // RMS of the schedule's answers, the noise model's scale
+
+	res   Result
+	specs []*spec   // per RF
+	ans   []float64 // answer per query
+	// phaseA lists the RFs with z = z_1, phaseB the others, by column.
+	phaseA []int
+	phaseB [][]int
+}
+
+// orthonormalBasis returns d random orthonormal vectors of length d (Haar
+// distributed: modified Gram–Schmidt, applied twice, to Gaussian vectors).
+func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
+	q := make([][]float64, d)
+	for k := range q {
+		v := make([]float64, d)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		for pass := 0; pass < 2; pass++ {
+			for j := 0; j < k; j++ {
+				var dot float64
+				for i := range v {
+					dot += q[j][i] * v[i]
+				}
+				for i := range v {
+					v[i] -= dot * q[j][i]
+				}
+			}
+		}
+		var nrm float64
+		for _, x := range v {
+			nrm = xmath.Hypot(nrm, x)
+		}
+		for i := range v {
+			v[i] /= nrm
+		}
+		q[k] = v
+	}
+	return q
+}
+
+func newLearner(o Oracle, opt Options) *learner {
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
+	l := &learner{o: o, opt: opt, d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
+	l.c = opt.spread() * math.Sqrt(float64(l.d))
+	l.u = orthonormalBasis(l.d, rng)
+	l.z = orthonormalBasis(l.d, rng)
+	l.res.Scale = l.c
+	l.res.U = mat.NewDense(l.d, l.d, nil)
+	l.res.Z = mat.NewDense(l.d, l.d, nil)
+	for k := 0; k < l.d; k++ {
+		for i := 0; i < l.d; i++ {
+			l.res.U.Set(i, k, l.u[k][i])
+			l.res.Z.Set(i, k, l.z[k][i])
+		}
+	}
+	return l
+}
+
+// addRF appends an RF on u = Σ_{α} u_a and z = Σ_{β} z_b to the trace.
+func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
+	d := l.d
+	z := make([]float64, d)
+	u := make([]float64, d)
+	for _, b := range beta {
+		for k := range z {
+			z[k] += l.z[b][k]
+		}
+	}
+	for _, a := range alpha {
+		for k := range u {
+			u[k] += l.u[a][k]
+		}
+	}
+	a := make([]float64, d)
+	for k := range a {
+		a[k] = z[k] - l.c*u[k]
+	}
+	uz := make([]float64, d)
+	for k := range uz {
+		for i := range z {
+			uz[k] += l.u[k][i] * z[i]
+		}
+	}
+	l.specs = append(l.specs, &spec{alpha: alpha, beta: beta, uz: uz})
+	l.res.Trace.RFs = append(l.res.Trace.RFs, RF{
+		Kind: kind, I: i, J: j,
+		UIndex: append([]int(nil), alpha...), ZIndex: append([]int(nil), beta...),
+		A: a, Z: z,
+	})
+	return len(l.specs) - 1
+}
+
+// ask makes the query of n copies of a followed by z for RF k and records
+// it as that RF's next sample.
+func (l *learner) ask(k, n int) error {
+	rf := &l.res.Trace.RFs[k]
+	x := sequence(rf.A, rf.Z, n)
+	y := l.o(x)
+	q := len(l.ans)
+	if math.IsNaN(y) || math.IsInf(y, 0) {
+		return &Error{RF: k, Name: rf.Name(), First: q, Last: q, Reason: fmt.Sprintf("oracle answered %v on %d tokens", y, n+1)}
+	}
+	l.ans = append(l.ans, y)
+	l.res.Trace.Queries = append(l.res.Trace.Queries, Query{RF: k, Sample: len(rf.N), Length: n + 1, Answer: y})
+	rf.N = append(rf.N, float64(n))
+	rf.F = append(rf.F, y)
+	rf.Query = append(rf.Query, q)
+	l.res.Queries++
+	l.res.MaxLength = max(l.res.MaxLength, n+1)
+	return nil
+}
+
+// share records an earlier query as a sample of RF k.
+func (l *learner) share(k, q int) {
+	rf := &l.res.Trace.RFs[k]
+	qq := l.res.Trace.Queries[q]
+	rf.N = append(rf.N, float64(qq.Length-1))
+	rf.F = append(rf.F, qq.Answer)
+	rf.Query = append(rf.Query, q)
+}
+
+// schedule makes every query of the mode's fixed schedule (MATH.md §3.3,
+// §3.4). The RFs with z = z_1 come first: M_11 with n = 0…2H, then M_i1
+// and the link RF(z_1, u_1+u_i), which share the query of z_1 alone as
+// n = 0. Then, column by column, the RFs on z_j (paper: M_1j, the link
+// RF(z_1+z_j, u_1), and M_ij with the link RF(z_j, u_1+u_i); economy: the
+// M_ij only), each with n = 1…2H because C = V·a is known by then.
+func (l *learner) schedule() error {
+	d, h := l.d, l.h0
+	ask := func(k, from int) error {
+		for n := from; n <= 2*h; n++ {
+			if err := l.ask(k, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	k := l.addRF(Measurement, 0, 0, []int{0}, []int{0})
+	l.phaseA = append(l.phaseA, k)
+	if err := ask(k, 0); err != nil {
+		return err
+	}
+	for i := 1; i < d; i++ {
+		m := l.addRF(Measurement, i, 0, []int{i}, []int{0})
+		l.share(m, 0)
+		if err := ask(m, 1); err != nil {
+			return err
+		}
+		lk := l.addRF(Link, i, 0, []int{0, i}, []int{0})
+		l.share(lk, 0)
+		if err := ask(lk, 1); err != nil {
+			return err
+		}
+		l.phaseA = append(l.phaseA, m, lk)
+	}
+	l.phaseB = make([][]int, d)
+	for j := 1; j < d; j++ {
+		var col []int
+		add := func(kind Kind, i int, alpha, beta []int) error {
+			k := l.addRF(kind, i, j, alpha, beta)
+			col = append(col, k)
+			return ask(k, 1)
+		}
+		if err := add(Measurement, 0, []int{0}, []int{j}); err != nil {
+			return err
+		}
+		if l.opt.Mode == Paper {
+			if err := add(Link, 0, []int{0}, []int{0, j}); err != nil {
+				return err
+			}
+		}
+		for i := 1; i < d; i++ {
+			if err := add(Measurement, i, []int{i}, []int{j}); err != nil {
+				return err
+			}
+			if l.opt.Mode == Paper {
+				if err := add(Link, i, []int{0, i}, []int{j}); err != nil {
+					return err
+				}
+			}
+		}
+		l.phaseB[j] = col
+	}
+	var ss float64
+	for _, y := range l.ans {
+		ss += y * y
+	}
+	l.s = math.Sqrt(ss / float64(len(l.ans)))
+	return nil
+}
+
+// sigma is the noise model of an answer y.
+func (l *learner) sigma(y float64) float64 {
+	return l.eps*(math.Abs(y)+l.s) + math.SmallestNonzeroFloat64
+}
+
+// rows returns the samples of RF k with n ≥ from as fit rows.
+func (l *learner) rows(k int, from float64) []row {
+	rf := &l.res.Trace.RFs[k]
+	var out []row
+	for s, n := range rf.N {
+		if n >= from {
+			out = append(out, row{s: l.specs[k], n: n, y: rf.F[s], sigma: l.sigma(rf.F[s])})
+		}
+	}
+	return out
+}
+
+// queryRows returns one fit row per query (shared samples counted once).
+func (l *learner) queryRows() []row {
+	out := make([]row, len(l.res.Trace.Queries))
+	for q, qq := range l.res.Trace.Queries {
+		out[q] = row{s: l.specs[qq.RF], n: float64(qq.Length - 1), y: qq.Answer, sigma: l.sigma(qq.Answer)}
+	}
+	return out
+}
+
+// Name returns the RF's name as MATH.md writes it, with 1-based indices:
+// "M_21", "RF(z_1+z_3, u_1)", "RF(z_3, u_1+u_2)".
+func (r RF) Name() string {
+	if r.Kind == Measurement {
+		return fmt.Sprintf("M_%d%d", r.I+1, r.J+1)
+	}
+	sum := func(s string, idx []int) string {
+		out := ""
+		for k, i := range idx {
+			if k > 0 {
+				out += "+"
+			}
+			out += fmt.Sprintf("%s_%d", s, i+1)
+		}
+		return out
+	}
+	return fmt.Sprintf("RF(%s, %s)", sum("z", r.ZIndex), sum("u", r.UIndex))
+}

@@ -1,0 +1,387 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/xml"
+	"fmt"
+	"hash/crc32"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"headlab/plots/internal/pdfcanvas"
+)
+
+// Format is a figure file format.
+type Format string
+
+// The formats Render writes.
+const (
+	SVG Format = "svg"
+	PDF Format = "pdf"
+	PNG Format = "png"
+)
+
+// Size is a width preset.
+type Size string
+
+// The width presets: one column of a two-column paper (3.25 in) and the
+// full text width (6.75 in).
+const (
+	OneColumn Size = "one"
+	TwoColumn Size = "two"
+)
+
+// Width returns the preset's width; 0 for an unknown preset.
+func (s Size) Width() vg.Length {
+	switch s {
+	case OneColumn:
+		return 3.25 * vg.Inch
+	case TwoColumn:
+		return 6.75 * vg.Inch
+	}
+	return 0
+}
+
+// Options are a figure's file options: not part of the link, arguments of
+// ForLink and Render.
+type Options struct {
+	// Format is svg, pdf or png (default svg).
+	Format Format
+	// DPI is the resolution of a PNG in dots per inch (default 300; the page
+	// offers 150, 300 and 600). 50…1200. Ignored for SVG and PDF.
+	DPI int
+	// Size is the width preset (default one column).
+	Size Size
+	// FontSize is the base text size in points (default 8). 5…14.
+	FontSize float64
+}
+
+// DefaultOptions returns SVG, one column, 8 pt text, 300 dpi for PNG.
+func DefaultOptions() Options {
+	return Options{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 8}
+}
+
+// Limits of Options.DPI.
+const (
+	MinDPI = 50
+	MaxDPI = 1200
+)
+
+// Validate reports whether the options are usable, naming the bad one.
+func (o Options) Validate() error {
+	switch o.Format {
+	case SVG, PDF, PNG:
+	default:
+		return fmt.Errorf("plots: format %q is not svg, pdf or png", o.Format)
+	}
+	if o.Size.Width() == 0 {
+		return fmt.Errorf("plots: size %q is not one or two (columns)", o.Size)
+	}
+	if o.Format == PNG && (o.DPI < MinDPI || o.DPI > MaxDPI) {
+		return fmt.Errorf("plots: %d dpi outside %d…%d", o.DPI, MinDPI, MaxDPI)
+	}
+	return o.style().validate()
+}
+
+func (o Options) style() Style {
+	st := Style{FontSize: o.FontSize, Columns: 1}
+	if o.Size == TwoColumn {
+		st.Columns = 2
+	}
+	return st
+}
+
+// Figure is a built figure: one or more panels in a grid, each with its
+// legend in a strip above it, the data they show, and the link they were
+// made from.
+type Figure struct {
+	// Name is a short file stem, such as "attention-weights".
+	Name string
+	// Title describes the figure in words (SVG <title>, PDF Title).
+	Title string
+	// Panels holds the panels row by row; every row has the same length.
+	Panels [][]Panel
+	// Aspect is the height of a panel's plot over its width (default
+	// 0.62); MaxPanelHeight caps it (default 2.3 in).
+	Aspect         float64
+	MaxPanelHeight vg.Length
+	// Link is the share link the figure was made from, written into the
+	// file; empty when it was built from data alone.
+	Link string
+	// Data holds the numbers drawn, one table per panel.
+	Data []Table
+	// Style is the style the panels were built in.
+	Style Style
+}
+
+// Panel is one plot of a figure and its legend, drawn above it so that it
+// never covers data.
+type Panel struct {
+	Plot   *plot.Plot
+	Legend []LegendEntry
+}
+
+// single returns a figure of one panel.
+func single(name, title string, p *plot.Plot, st Style) Figure {
+	return Figure{Name: name, Title: title, Panels: [][]Panel{{{Plot: p}}}, Data: []Table{{Name: name}}, Style: st}
+}
+
+// legend appends a legend entry to the figure's first panel.
+func (f *Figure) legend(label string, thumbs ...plot.Thumbnailer) {
+	f.Panels[0][0].Legend = append(f.Panels[0][0].Legend, LegendEntry{Label: label, Thumbs: thumbs})
+}
+
+// data is the first panel's table.
+func (f *Figure) data() *Table { return &f.Data[0] }
+
+// Grid combines figures into one, laid out in rows of cols panels.
+func Grid(name, title string, cols int, figs ...Figure) (Figure, error) {
+	if cols < 1 || len(figs) == 0 || len(figs)%cols != 0 {
+		return Figure{}, fmt.Errorf("plots: %d figures do not fill rows of %d", len(figs), cols)
+	}
+	g := Figure{Name: name, Title: title, Style: figs[0].Style, Aspect: figs[0].Aspect}
+	var row []Panel
+	for _, f := range figs {
+		if len(f.Panels) != 1 || len(f.Panels[0]) != 1 {
+			return Figure{}, fmt.Errorf("plots: figure %s is already a grid", f.Name)
+		}
+		row = append(row, f.Panels[0][0])
+		if len(row) == cols {
+			g.Panels = append(g.Panels, row)
+			row = nil
+		}
+		g.Data = append(g.Data, f.Data...)
+		if f.Link != "" {
+			g.Link = f.Link
+		}
+	}
+	return g, nil
+}
+
+// dims returns the grid's rows and columns.
+func (f Figure) dims() (rows, cols int) {
+	rows = len(f.Panels)
+	if rows > 0 {
+		cols = len(f.Panels[0])
+	}
+	return rows, cols
+}
+
+// plotHeight is the height of a panel's plot at width w.
+func (f Figure) plotHeight(w vg.Length) vg.Length {
+	_, cols := f.dims()
+	aspect := f.Aspect
+	if aspect <= 0 {
+		aspect = 0.62
+	}
+	maxH := f.MaxPanelHeight
+	if maxH <= 0 {
+		maxH = 2.3 * vg.Inch
+	}
+	return vg.Length(math.Min(float64(f.tileWidth(w, cols))*aspect, float64(maxH)))
+}
+
+func (f Figure) gap() vg.Length { return vg.Points(f.Style.FontSize * 1.2) }
+
+func (f Figure) tileWidth(w vg.Length, cols int) vg.Length {
+	return (w - 2*pad - vg.Length(cols-1)*f.gap()) / vg.Length(cols)
+}
+
+// rowLegend is the height of the legend strips of row j at width w.
+func (f Figure) rowLegend(j int, w vg.Length) vg.Length {
+	_, cols := f.dims()
+	var h vg.Length
+	for _, p := range f.Panels[j] {
+		h = max(h, legendHeight(p.Legend, f.Style, f.tileWidth(w, cols)))
+	}
+	return h
+}
+
+const pad = vg.Length(1.5) // points around the figure
+
+// Size returns the figure's width and height for a width preset.
+func (f Figure) Size(size Size) (w, h vg.Length) {
+	w = size.Width()
+	rows, cols := f.dims()
+	if rows == 0 || cols == 0 {
+		return w, 0
+	}
+	h = 2 * pad
+	for j := range rows {
+		h += f.plotHeight(w) + f.rowLegend(j, w)
+	}
+	h += vg.Length(rows-1) * f.gap()
+	return w, vg.Length(math.Ceil(float64(h))) // whole points, so sizes print exactly
+}
+
+// Render writes the figure in the options' format and width. The share link
+// goes into the file: an SVG <metadata> element, the PDF's Subject and
+// Keywords, a PNG tEXt chunk (with a pHYs chunk giving the DPI).
+func Render(f Figure, o Options) ([]byte, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if rows, cols := f.dims(); rows == 0 || cols == 0 {
+		return nil, fmt.Errorf("plots: figure %q has no panels", f.Name)
+	}
+	for i, row := range f.Panels {
+		if len(row) != len(f.Panels[0]) {
+			return nil, fmt.Errorf("plots: figure %q: panel row %d has %d panels, row 0 has %d", f.Name, i, len(row), len(f.Panels[0]))
+		}
+	}
+	w, h := f.Size(o.Size)
+	var buf bytes.Buffer
+	var err error
+	switch o.Format {
+	case SVG:
+		c := vgsvg.New(w, h)
+		if err = drawFigure(c, f); err == nil {
+			_, err = c.WriteTo(&buf)
+		}
+		if err == nil {
+			return svgMeta(buf.Bytes(), f)
+		}
+	case PDF:
+		c := pdfcanvas.New(w, h)
+		c.SetInfo(pdfcanvas.Info{Title: f.Title, Subject: "headlab figure " + f.Link, Keywords: "headlab " + f.Link, Creator: "headlab plots"})
+		if err = drawFigure(c, f); err == nil {
+			_, err = c.WriteTo(&buf)
+		}
+	case PNG:
+		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(o.DPI), vgimg.UseBackgroundColor(color.White))
+		if err = drawFigure(c, f); err == nil {
+			_, err = vgimg.PngCanvas{Canvas: c}.WriteTo(&buf)
+		}
+		if err == nil {
+			return pngMeta(buf.Bytes(), f, o.DPI)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("plots: rendering %s as %s: %w", f.Name, o.Format, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// drawFigure draws the panels row by row, each legend above its plot, the
+// plots of a row aligned by plot.Align; a panic of gonum/plot (it panics on
+// some impossible layouts) becomes an error.
+func drawFigure(c vg.CanvasSizer, f Figure) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing failed: %v", r)
+		}
+	}()
+	dc := draw.Crop(draw.New(c), pad, -pad, pad, -pad)
+	w, _ := c.Size()
+	rows, cols := f.dims()
+	tw := f.tileWidth(w, cols)
+	top := dc.Max.Y
+	for j := range rows {
+		lh := f.rowLegend(j, w)
+		ph := f.plotHeight(w)
+		row := dc
+		row.Max.Y = top - lh
+		row.Min.Y = row.Max.Y - ph
+		plots := make([]*plot.Plot, cols)
+		for i, p := range f.Panels[j] {
+			plots[i] = p.Plot
+			strip := dc
+			strip.Min.X = dc.Min.X + vg.Length(i)*(tw+f.gap())
+			strip.Max.X = strip.Min.X + tw
+			strip.Max.Y = top
+			strip.Min.Y = top - lh
+			drawLegend(strip, p.Legend, f.Style)
+		}
+		cs := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: cols, PadX: f.gap()}, row)
+		for i, p := range plots {
+			if p != nil {
+				p.Draw(cs[0][i])
+			}
+		}
+		top = row.Min.Y - f.gap()
+	}
+	return nil
+}
+
+// svgMeta writes the title and the link into an SVG just after its <svg>
+// start tag.
+func svgMeta(b []byte, f Figure) ([]byte, error) {
+	const tag = `xmlns:xlink="http://www.w3.org/1999/xlink">` + "\n"
+	i := bytes.Index(b, []byte(tag))
+	if i < 0 {
+		return nil, fmt.Errorf("plots: unexpected SVG header from vgsvg")
+	}
+	i += len(tag)
+	var m strings.Builder
+	m.WriteString("<title>")
+	xml.EscapeText(&m, []byte(f.Title))
+	m.WriteString("</title>\n<desc>")
+	xml.EscapeText(&m, []byte("headlab figure; regenerate with: go run ./plots/cmd/figures -link '"+f.Link+"'"))
+	m.WriteString("</desc>\n<metadata><headlab:link xmlns:headlab=\"https://headlab.invalid/ns\">")
+	xml.EscapeText(&m, []byte(f.Link))
+	m.WriteString("</headlab:link></metadata>\n")
+	out := make([]byte, 0, len(b)+m.Len())
+	out = append(out, b[:i]...)
+	out = append(out, m.String()...)
+	return append(out, b[i:]...), nil
+}
+
+// pngMeta inserts pHYs (the resolution) and tEXt (title, link) chunks after
+// a PNG's IHDR chunk.
+func pngMeta(b []byte, f Figure, dpi int) ([]byte, error) {
+	const ihdrEnd = 8 + 4 + 4 + 13 + 4
+	if len(b) < ihdrEnd || string(b[12:16]) != "IHDR" {
+		return nil, fmt.Errorf("plots: unexpected PNG from vgimg")
+	}
+	var out bytes.Buffer
+	out.Write(b[:ihdrEnd])
+	ppm := uint32(math.Round(float64(dpi) / 0.0254))
+	phys := make([]byte, 9)
+	binary.BigEndian.PutUint32(phys[0:], ppm)
+	binary.BigEndian.PutUint32(phys[4:], ppm)
+	phys[8] = 1 // metre
+	writeChunk(&out, "pHYs", phys)
+	writeChunk(&out, "tEXt", append([]byte("Title\x00"), latin1(f.Title)...))
+	writeChunk(&out, "tEXt", []byte("Software\x00headlab plots"))
+	if f.Link != "" {
+		writeChunk(&out, "tEXt", append([]byte("Source\x00"), latin1(f.Link)...))
+	}
+	out.Write(b[ihdrEnd:])
+	return out.Bytes(), nil
+}
+
+func writeChunk(w io.Writer, typ string, data []byte) {
+	var hdr [8]byte
+	binary.BigEndian.PutUint32(hdr[:4], uint32(len(data)))
+	copy(hdr[4:], typ)
+	crc := crc32.NewIEEE()
+	crc.Write(hdr[4:])
+	crc.Write(data)
+	var sum [4]byte
+	binary.BigEndian.PutUint32(sum[:], crc.Sum32())
+	w.Write(hdr[:])
+	w.Write(data)
+	w.Write(sum[:])
+}
+
+// latin1 encodes s in Latin-1 for a tEXt chunk, writing '?' for what it
+// cannot hold (characters beyond U+00FF, control characters).
+func latin1(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r > 0xff {
+			r = '?'
+		}
+		out = append(out, byte(r))
+	}
+	return out
+}

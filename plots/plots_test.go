@@ -1,0 +1,378 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/xml"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"headlab/web/link"
+)
+
+// builtStandard builds every standard figure once per options.
+func builtStandard(t *testing.T, o Options) map[string]Figure {
+	t.Helper()
+	out := map[string]Figure{}
+	for _, sf := range StandardSet() {
+		f, err := sf.Build(sf.State, o)
+		if err != nil {
+			t.Fatalf("%s: %v", sf.Name, err)
+		}
+		out[sf.Name] = f
+	}
+	return out
+}
+
+// want lists, per standard figure, the legend entries of its panel and
+// words of its axis labels.
+var want = map[string]struct {
+	legend       int
+	xlabel, ylab string
+}{
+	"attention-weights": {3, "token", "attention weight"},
+	"atom-explosion":    {7, "heads", "atoms"},
+	"atom-mass":         {2, "size", "attention mass"},
+	"rational-fit":      {6, "copies", "answer"},
+	"recovery-noise":    {3, "oracle accuracy", "largest relative error"},
+	"recovery-heads":    {2, "heads", "largest relative error"},
+	"recovery-queries":  {4, "token width", "queries"},
+}
+
+func TestStandardSVG(t *testing.T) {
+	figs := builtStandard(t, DefaultOptions())
+	if len(figs) != len(want) {
+		t.Fatalf("%d standard figures, want %d", len(figs), len(want))
+	}
+	for name, f := range figs {
+		w, ok := want[name]
+		if !ok {
+			t.Errorf("unexpected standard figure %s", name)
+			continue
+		}
+		if got := len(f.Panels[0][0].Legend); got != w.legend {
+			t.Errorf("%s: %d legend entries, want %d", name, got, w.legend)
+		}
+		b, err := Render(f, DefaultOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		texts, paths := parseSVG(t, name, b)
+		all := strings.Join(texts, "")
+		for _, word := range []string{w.xlabel, w.ylab} {
+			if !strings.Contains(all, word) {
+				t.Errorf("%s: no text %q in the SVG", name, word)
+			}
+		}
+		for _, e := range f.Panels[0][0].Legend {
+			first := parse(e.Label)[0].s
+			if !strings.Contains(all, first) {
+				t.Errorf("%s: legend entry %q (%q) not drawn", name, e.Label, first)
+			}
+		}
+		if paths < w.legend {
+			t.Errorf("%s: only %d paths", name, paths)
+		}
+		for _, bad := range []string{"NaN", "Inf"} {
+			if bytes.Contains(b, []byte(bad)) {
+				t.Errorf("%s: %s in the SVG", name, bad)
+			}
+		}
+		if !bytes.Contains(b, []byte(xmlEscape(f.Link))) || f.Link == "" {
+			t.Errorf("%s: the SVG does not carry the link %q", name, f.Link)
+		}
+		again, _ := Render(f, DefaultOptions())
+		if !bytes.Equal(b, again) {
+			t.Errorf("%s: two renderings differ", name)
+		}
+		var csv bytes.Buffer
+		if err := f.WriteCSV(&csv); err != nil || !strings.HasPrefix(csv.String(), "# headlab #v=1") {
+			t.Errorf("%s: CSV %q…, %v", name, firstLine(csv.String()), err)
+		}
+	}
+}
+
+func firstLine(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+
+func xmlEscape(s string) string {
+	var b bytes.Buffer
+	xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// parseSVG checks that b is well-formed XML and returns its texts and the
+// number of path elements; every number in a path's d is finite.
+func parseSVG(t *testing.T, name string, b []byte) (texts []string, paths int) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(b))
+	inText := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: SVG does not parse: %v", name, err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			inText = e.Name.Local == "text"
+			if e.Name.Local == "path" {
+				paths++
+			}
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(e))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	return texts, paths
+}
+
+func TestPNGSizeAndDPI(t *testing.T) {
+	f, err := ForLink(link.Default(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		size Size
+		dpi  int
+	}{{OneColumn, 150}, {TwoColumn, 300}, {OneColumn, 600}} {
+		o := DefaultOptions()
+		o.Format, o.Size, o.DPI = PNG, c.size, c.dpi
+		b, err := Render(f, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%v dpi: %v", c.dpi, err)
+		}
+		w, h := f.Size(c.size)
+		wantW, wantH := w.Dots(float64(c.dpi)), h.Dots(float64(c.dpi))
+		if got := img.Bounds().Dx(); math.Abs(float64(got)-wantW) > 1 {
+			t.Errorf("%s column, %d dpi: %d px wide, want %.1f", c.size, c.dpi, got, wantW)
+		}
+		if got := img.Bounds().Dy(); math.Abs(float64(got)-wantH) > 1 {
+			t.Errorf("%s column, %d dpi: %d px high, want %.1f", c.size, c.dpi, got, wantH)
+		}
+		ppm, src := pngChunks(t, b)
+		if want := math.Round(float64(c.dpi) / 0.0254); float64(ppm) != want {
+			t.Errorf("%d dpi: pHYs %d px/m, want %v", c.dpi, ppm, want)
+		}
+		if src != f.Link {
+			t.Errorf("PNG Source %q, want the link %q", src, f.Link)
+		}
+	}
+}
+
+// pngChunks returns the pHYs resolution and the tEXt Source of a PNG.
+func pngChunks(t *testing.T, b []byte) (ppm uint32, source string) {
+	for i := 8; i+8 <= len(b); {
+		n := int(binary.BigEndian.Uint32(b[i:]))
+		typ := string(b[i+4 : i+8])
+		data := b[i+8 : i+8+n]
+		switch typ {
+		case "pHYs":
+			ppm = binary.BigEndian.Uint32(data)
+		case "tEXt":
+			if k, v, _ := strings.Cut(string(data), "\x00"); k == "Source" {
+				source = v
+			}
+		}
+		i += 12 + n
+	}
+	return ppm, source
+}
+
+func TestPDF(t *testing.T) {
+	o := DefaultOptions()
+	o.Format = PDF
+	dir := t.TempDir()
+	figs := builtStandard(t, o)
+	for _, name := range []string{"rational-fit", "recovery-noise"} {
+		f := figs[name]
+		b, err := Render(f, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.HasPrefix(b, []byte("%PDF-")) {
+			t.Fatalf("%s: PDF starts %q", name, b[:min(8, len(b))])
+		}
+		again, _ := Render(f, o)
+		if !bytes.Equal(b, again) {
+			t.Errorf("%s: two PDF renderings differ", name)
+		}
+		if _, err := exec.LookPath("pdftoppm"); err != nil {
+			t.Logf("pdftoppm not installed: %s checked for its header only", name)
+			continue
+		}
+		path := filepath.Join(dir, name+".pdf")
+		os.WriteFile(path, b, 0o644)
+		if out, err := exec.Command("pdftoppm", "-r", "72", "-png", "-singlefile", path, filepath.Join(dir, name)).CombinedOutput(); err != nil {
+			t.Fatalf("%s: pdftoppm: %v\n%s", name, err, out)
+		}
+		pf, err := os.Open(filepath.Join(dir, name+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(pf)
+		pf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := f.Size(OneColumn)
+		if dx, dy := img.Bounds().Dx(), img.Bounds().Dy(); math.Abs(float64(dx)-w.Points()) > 1.5 || math.Abs(float64(dy)-h.Points()) > 1.5 {
+			t.Errorf("%s: page renders at %d×%d, want %.0f×%.0f", name, dx, dy, w.Points(), h.Points())
+		}
+		// Non-blank: a fair share of dark pixels (axes, text, curves).
+		dark := 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r+g+bl < 3*0x8000 {
+					dark++
+				}
+			}
+		}
+		if frac := float64(dark) / float64(img.Bounds().Dx()*img.Bounds().Dy()); frac < 0.01 {
+			t.Errorf("%s: rendered page is %.2f%% dark: blank?", name, 100*frac)
+		}
+		if info, err := exec.Command("pdfinfo", path).Output(); err == nil && !strings.Contains(string(info), f.Link) {
+			t.Errorf("%s: pdfinfo does not show the link:\n%s", name, info)
+		}
+	}
+}
+
+func TestForLinkScenes(t *testing.T) {
+	for _, c := range []struct {
+		fragment string
+		panels   int
+	}{
+		{"#v=1&scene=attention&H=2&d=3&seed=5&N=9", 1},
+		{"#v=1&scene=atoms&H=3&d=7&seed=2", 2},
+	} {
+		s, notes := link.Parse(c.fragment)
+		if len(notes) > 0 {
+			t.Fatalf("%s: %v", c.fragment, notes)
+		}
+		for _, size := range []Size{OneColumn, TwoColumn} {
+			o := DefaultOptions()
+			o.Size = size
+			f, err := ForLink(s, o)
+			if err != nil {
+				t.Fatalf("%s: %v", c.fragment, err)
+			}
+			n := 0
+			for _, row := range f.Panels {
+				n += len(row)
+			}
+			if n != c.panels {
+				t.Errorf("%s: %d panels, want %d", c.fragment, n, c.panels)
+			}
+			if f.Link != s.Link() {
+				t.Errorf("figure link %q, want %q", f.Link, s.Link())
+			}
+		}
+	}
+	rec := link.Default()
+	rec.Scene, rec.H, rec.D = "recovery", 2, 2
+	for _, view := range []string{"steps", "result", "sweep", "modes"} {
+		rec.View = view
+		if _, err := ForLink(rec, DefaultOptions()); err != nil {
+			t.Errorf("recovery view %s: %v", view, err)
+		}
+	}
+}
+
+func TestOptionsRefused(t *testing.T) {
+	for _, o := range []Options{
+		{Format: "eps", DPI: 300, Size: OneColumn, FontSize: 8},
+		{Format: PNG, DPI: 10, Size: OneColumn, FontSize: 8},
+		{Format: SVG, DPI: 300, Size: "three", FontSize: 8},
+		{Format: SVG, DPI: 300, Size: OneColumn, FontSize: math.NaN()},
+		{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 40},
+	} {
+		if _, err := ForLink(link.Default(), o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+	big := link.Default()
+	big.Scene, big.View, big.H, big.D = "recovery", "sweep", 4, 8
+	if _, err := ForLink(big, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "limited") {
+		t.Errorf("a sweep over the limit gave %v, want a refusal naming the limit", err)
+	}
+}
+
+func TestPoissonBinomial(t *testing.T) {
+	// Against the brute-force sum over the 2^d atoms.
+	p := []float64{0.1, 0.7, 0.35, 0.9, 0.5}
+	got := PoissonBinomial(p)
+	want := make([]float64, len(p)+1)
+	for s := 0; s < 1<<len(p); s++ {
+		w, k := 1.0, 0
+		for j := range p {
+			if s>>j&1 == 1 {
+				w *= p[j]
+				k++
+			} else {
+				w *= 1 - p[j]
+			}
+		}
+		want[k] += w
+	}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-15 {
+			t.Errorf("P(|S| = %d) = %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
+func TestMeasuredMergeCounts(t *testing.T) {
+	shared, random, err := MeasureMerged(3, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shared keys merge to multisets C(m+H−1, H); random keys do not merge.
+	binom := func(n, k int) int {
+		r := 1
+		for i := 1; i <= k; i++ {
+			r = r * (n - k + i) / i
+		}
+		return r
+	}
+	for i, n := range shared {
+		if H := i + 1; n != binom(3+H-1, H) {
+			t.Errorf("shared keys, H = %d: %d atoms, want %d", H, n, binom(3+H-1, H))
+		}
+	}
+	for i, n := range random {
+		if want := int(math.Pow(3, float64(i+1))); n != want {
+			t.Errorf("random keys, H = %d: %d atoms, want %d", i+1, n, want)
+		}
+	}
+	if len(shared) != 8 || len(random) < 5 {
+		t.Errorf("measured %d shared and %d random counts", len(shared), len(random))
+	}
+}
+
+func TestMarkup(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		runs int
+	}{
+		{"plain", 1}, {"*d*", 1}, {"2^{*d*} atoms", 3}, {"x_{1", 1}, {"}{^", 1}, {"", 0},
+	} {
+		if got := len(parse(c.in)); got != c.runs {
+			t.Errorf("parse(%q): %d runs, want %d", c.in, got, c.runs)
+		}
+	}
+}

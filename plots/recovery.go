@@ -1,0 +1,225 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"headlab/numerics/recovery"
+)
+
+// Sweep is a family of curves over one parameter: recovery error against
+// ε or against H, one series per schedule.
+type Sweep struct {
+	// X holds the parameter values.
+	X []float64
+	// Series holds one curve per schedule; NaN marks a run that failed
+	// (Learn reported the answers unresolvable), drawn as a gap.
+	Series []Series
+	// H and D are the sizes of the runs (H varies in an H sweep), Noise the
+	// ε of an H sweep.
+	H, D  int
+	Noise float64
+}
+
+// Series is one curve of a Sweep.
+type Series struct {
+	Name string
+	Y    []float64
+}
+
+func (sw Sweep) validate(what string) error {
+	if len(sw.X) == 0 || len(sw.Series) == 0 {
+		return fmt.Errorf("plots: %s with no points", what)
+	}
+	for _, s := range sw.Series {
+		if len(s.Y) != len(sw.X) {
+			return fmt.Errorf("plots: %s: series %q has %d values for %d points", what, s.Name, len(s.Y), len(sw.X))
+		}
+	}
+	return nil
+}
+
+// ErrorVsNoise builds recovery error against the oracle's relative accuracy
+// ε (log–log), with the line error = ε for reference.
+func ErrorVsNoise(sw Sweep, st Style) (Figure, error) {
+	if err := st.validate(); err != nil {
+		return Figure{}, err
+	}
+	if err := sw.validate("error against ε"); err != nil {
+		return Figure{}, err
+	}
+	for _, x := range sw.X {
+		if !(x > 0) || !finite(x) {
+			return Figure{}, fmt.Errorf("plots: error against ε at ε = %v; ε must be positive on a log axis", x)
+		}
+	}
+	p := st.newPlot("oracle accuracy *ε*", "largest relative error")
+	f := single("recovery-noise", fmt.Sprintf("Recovery error against oracle accuracy, H = %d, d = %d", sw.H, sw.D), p, st)
+	if err := sweepSeries(p, &f, sw, "eps", true, st); err != nil {
+		return Figure{}, err
+	}
+	ref := make(plotter.XYs, len(sw.X))
+	for i, x := range sw.X {
+		ref[i] = plotter.XY{X: x, Y: x}
+	}
+	l, _ := plotter.NewLine(lg(ref, true, true))
+	l.LineStyle = draw.LineStyle{Color: light, Width: vg.Points(guideWidth), Dashes: dashes[2]}
+	p.Add(l)
+	f.legend("error = *ε*", l)
+	powAxis(&p.X)
+	powAxis(&p.Y)
+	p.X.Min, p.X.Max = log10(minOf(sw.X)), log10(maxOf(sw.X))
+	fitLogY(p, sw)
+	return f, nil
+}
+
+// ErrorVsHeads builds recovery error against the number of heads H (log
+// error axis).
+func ErrorVsHeads(sw Sweep, st Style) (Figure, error) {
+	if err := st.validate(); err != nil {
+		return Figure{}, err
+	}
+	if err := sw.validate("error against H"); err != nil {
+		return Figure{}, err
+	}
+	p := st.newPlot("heads *H*", "largest relative error")
+	f := single("recovery-heads", fmt.Sprintf("Recovery error against the number of heads, d = %d, ε = %g", sw.D, sw.Noise), p, st)
+	if err := sweepSeries(p, &f, sw, "H", false, st); err != nil {
+		return Figure{}, err
+	}
+	powAxis(&p.Y)
+	p.X.Min, p.X.Max = minOf(sw.X)-0.3, maxOf(sw.X)+0.3
+	p.X.Tick.Marker = intTicks{n: 10}
+	fitLogY(p, sw)
+	return f, nil
+}
+
+func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st Style) error {
+	f.data().Columns = []string{xname}
+	for _, s := range sw.Series {
+		f.data().Columns = append(f.data().Columns, "error_"+s.Name)
+	}
+	for i, x := range sw.X {
+		row := []any{x}
+		for _, s := range sw.Series {
+			row = append(row, s.Y[i])
+		}
+		f.data().add(row...)
+	}
+	for i, s := range sw.Series {
+		xys := make(plotter.XYs, len(sw.X))
+		for k, x := range sw.X {
+			y := s.Y[k]
+			if !(y > 0) {
+				y = math.NaN() // failed, or exactly 0: no point on a log axis
+			}
+			xys[k] = plotter.XY{X: x, Y: y}
+		}
+		ps, th, err := series(i, lg(xys, logX, true), true, st)
+		if err != nil {
+			return err
+		}
+		p.Add(ps...)
+		f.legend(s.Name, th...)
+	}
+	return nil
+}
+
+// fitLogY sets a log y range covering the sweep's positive values.
+func fitLogY(p *plot.Plot, sw Sweep) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range sw.Series {
+		for _, y := range s.Y {
+			if y > 0 && finite(y) {
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+	}
+	if !finite(lo) {
+		lo, hi = 1e-16, 1
+	}
+	p.Y.Min = math.Floor(log10(lo))
+	p.Y.Max = math.Ceil(log10(hi))
+	if p.Y.Max <= p.Y.Min {
+		p.Y.Max = p.Y.Min + 1
+	}
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
+
+// Queries is the input of the queries-against-d figure.
+type Queries struct {
+	// H is the number of heads (or the bound H0) the counts use, 1…8.
+	H int
+	// MaxD is the last width on the curve, 2…64; Current (0: none) is marked.
+	MaxD, Current int
+}
+
+// QueriesVsWidth builds the query counts against the width d: the paper's
+// schedule 4Hd² − 2H + 1, economy's 2H(d² + d − 1) + 1 (when every
+// fingerprint separates), and the information bound H(d² + d) that no method
+// beats (MATH.md §3.3–3.4).
+func QueriesVsWidth(in Queries, st Style) (Figure, error) {
+	if err := st.validate(); err != nil {
+		return Figure{}, err
+	}
+	if in.H < 1 || in.H > recovery.MaxHeads || in.MaxD < 2 || in.MaxD > recovery.MaxWidth || in.Current < 0 || in.Current > in.MaxD {
+		return Figure{}, fmt.Errorf("plots: queries for H = %d up to d = %d; want 1 ≤ H ≤ %d, 2 ≤ d ≤ %d", in.H, in.MaxD, recovery.MaxHeads, recovery.MaxWidth)
+	}
+	p := st.newPlot("token width *d*", fmt.Sprintf("queries (*H* = %d)", in.H))
+	f := single("recovery-queries", fmt.Sprintf("Queries against d for H = %d: paper, economy and the information bound", in.H), p, st)
+	f.data().Columns = []string{"d", "paper", "economy", "information_bound"}
+	var paper, economy, bound plotter.XYs
+	for d := 1; d <= in.MaxD; d++ {
+		a, b, c := recovery.PaperQueries(in.H, d), recovery.EconomyQueries(in.H, d), recovery.InformationBound(in.H, d)
+		x := float64(d)
+		paper = append(paper, plotter.XY{X: x, Y: float64(a)})
+		economy = append(economy, plotter.XY{X: x, Y: float64(b)})
+		bound = append(bound, plotter.XY{X: x, Y: float64(c)})
+		f.data().add(d, a, b, c)
+	}
+	markers := in.MaxD <= 20
+	for i, s := range []struct {
+		label string
+		xys   plotter.XYs
+	}{
+		{"paper: 4*Hd*^{2} − 2*H* + 1", paper},
+		{"economy: 2*H*(*d*^{2} + *d* − 1) + 1", economy},
+		{"information bound *H*(*d*^{2} + *d*)", bound},
+	} {
+		ps, th, err := series(i, lg(s.xys, false, true), markers, st)
+		if err != nil {
+			return Figure{}, err
+		}
+		p.Add(ps...)
+		f.legend(s.label, th...)
+	}
+	if in.Current >= 1 {
+		v := &vline{X: float64(in.Current), Line: draw.LineStyle{Color: light, Width: vg.Points(guideWidth), Dashes: dashes[2]}}
+		p.Add(v)
+		f.legend(fmt.Sprintf("*d* = %d", in.Current), v)
+	}
+	powAxis(&p.Y)
+	p.X.Min, p.X.Max = 1, float64(in.MaxD)
+	p.X.Tick.Marker = intTicks{n: tickCount(st, 8)}
+	return f, nil
+}

@@ -1,0 +1,81 @@
+package plots
+
+import (
+	"headlab/web/link"
+)
+
+// Standard is one figure of the project's standard set, the figures the
+// README shows: a name, the state it is made from and how.
+type Standard struct {
+	// Name is the file stem.
+	Name string
+	// State is the link state the figure is made from.
+	State link.State
+	// Build makes the figure; its Link is State's link.
+	Build func(s link.State, o Options) (Figure, error)
+}
+
+// StandardSet returns the standard figures: attention weights, the atom
+// explosion curve, the mass by |S|, a fitted rational function with its
+// poles, recovery error against ε and against H, and queries against d.
+func StandardSet() []Standard {
+	att := link.Default()
+	atoms := link.Default()
+	atoms.Scene, atoms.D = "atoms", 10
+	atoms.Q = link.DefaultQuery(atoms)
+	rec := link.Default()
+	rec.Scene, rec.H, rec.D = "recovery", 3, 2
+	rec.Tok, rec.W, rec.Val = link.Defaults(rec)
+	rec.Q = link.DefaultQuery(rec)
+	rfs := rec
+	rfs.View, rfs.Step, rfs.Seed = "steps", 7, 8 // seed 8: three well-separated poles
+	rfs.Tok, rfs.W, rfs.Val = link.Defaults(rfs)
+	rfs.Q = link.DefaultQuery(rfs)
+	sweep := rec
+	sweep.View, sweep.H = "sweep", 2
+	sweep.Tok, sweep.W, sweep.Val = link.Defaults(sweep)
+	modes := rec
+	modes.View, modes.D = "modes", 4
+	modes.Tok, modes.W, modes.Val = link.Defaults(modes)
+	modes.Q = link.DefaultQuery(modes)
+
+	withLink := func(b func(link.State, Style) (Figure, error)) func(link.State, Options) (Figure, error) {
+		return func(s link.State, o Options) (Figure, error) {
+			if err := o.Validate(); err != nil {
+				return Figure{}, err
+			}
+			f, err := b(s, o.style())
+			f.Link = s.Link()
+			return f, err
+		}
+	}
+	return []Standard{
+		{Name: "attention-weights", State: att, Build: ForLink},
+		{Name: "atom-explosion", State: atoms, Build: withLink(func(s link.State, st Style) (Figure, error) {
+			in, err := ExplosionFor(s)
+			if err != nil {
+				return Figure{}, err
+			}
+			return ExplosionCurve(in, st)
+		})},
+		{Name: "atom-mass", State: atoms, Build: withLink(func(s link.State, st Style) (Figure, error) {
+			return MassBySize(Mass{Q: s.Q}, st)
+		})},
+		{Name: "rational-fit", State: rfs, Build: ForLink},
+		{Name: "recovery-noise", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
+			sw, err := SweepNoise(s)
+			if err != nil {
+				return Figure{}, err
+			}
+			return ErrorVsNoise(sw, st)
+		})},
+		{Name: "recovery-heads", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
+			sw, err := SweepHeads(s)
+			if err != nil {
+				return Figure{}, err
+			}
+			return ErrorVsHeads(sw, st)
+		})},
+		{Name: "recovery-queries", State: modes, Build: ForLink},
+	}
+}

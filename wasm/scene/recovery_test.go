@@ -1,0 +1,360 @@
+package scene
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+	"headlab/numerics/recovery"
+	"headlab/web/link"
+)
+
+// recoveryAt returns the computed Recovery scene of a link.
+func recoveryAt(t *testing.T, fragment string) *Recovery {
+	t.Helper()
+	s, notes := link.Parse(fragment)
+	if len(notes) > 0 {
+		t.Fatalf("%s: notices %v", fragment, notes)
+	}
+	sc, err := New(s, testLab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok := sc.(*Recovery)
+	if !ok {
+		t.Fatalf("%s: scene %T", fragment, sc)
+	}
+	r.Compute()
+	return r
+}
+
+// TestRecoveryReplay steps through whole runs and checks the step model
+// against the run: the step views, replayed as an oracle (query k answered
+// with the sample the view of step k+1 shows, after checking that the
+// learner asks for exactly the tokens the view draws), make Learn
+// reproduce the final layer bit for bit; the counters follow the steps.
+func TestRecoveryReplay(t *testing.T) {
+	for _, c := range []struct {
+		H, d int
+		mode string
+	}{{1, 1, "paper"}, {2, 3, "paper"}, {2, 3, "economy"}, {3, 2, "paper"}, {2, 2, "economy"}} {
+		t.Run(fmt.Sprintf("H=%d,d=%d,%s", c.H, c.d, c.mode), func(t *testing.T) {
+			r := recoveryAt(t, fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&mode=%s", c.H, c.d, c.mode))
+			if r.Err != nil {
+				t.Fatalf("the run failed: %v", r.Err)
+			}
+			steps := r.Steps()
+			if c.mode == "paper" && steps != recovery.PaperQueries(c.H, c.d) {
+				t.Errorf("paper mode: %d steps, want 4Hd²−2H+1 = %d", steps, recovery.PaperQueries(c.H, c.d))
+			}
+			if c.mode == "economy" && steps < recovery.EconomyQueries(c.H, c.d) {
+				t.Errorf("economy mode: %d steps, fewer than 2H(d²+d−1)+1 = %d", steps, recovery.EconomyQueries(c.H, c.d))
+			}
+			if _, ok := r.ViewAt(0); ok {
+				t.Error("step 0 shows a rational function")
+			}
+			type ask struct {
+				a, z []float64
+				n    int
+				y    float64
+			}
+			var asks []ask
+			longest := 0
+			for k := 1; k <= steps; k++ {
+				v, ok := r.ViewAt(k)
+				if !ok {
+					t.Fatalf("step %d has no view", k)
+				}
+				rf := v.RF
+				if rf.Query[v.Current] != k-1 {
+					t.Fatalf("step %d shows sample %d of %s, made by query %d", k, v.Current, rf.Name(), rf.Query[v.Current])
+				}
+				for i, q := range rf.Query {
+					if (i < v.Taken) != (q < k) {
+						t.Fatalf("step %d: sample %d of %s (query %d) taken=%v", k, i, rf.Name(), q, i < v.Taken)
+					}
+				}
+				asks = append(asks, ask{rf.A, rf.Z, v.N, rf.F[v.Current]})
+				longest = max(longest, v.N+1)
+				s := r.State
+				s.Step = k
+				rk, err := NewRecovery(s, testLab)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := rk.Facts()
+				if f["queries"] != k || f["step"] != k || f["steps"] != steps || f["maxLength"] != longest {
+					t.Fatalf("step %d: facts queries %v step %v steps %v maxLength %v (want %d, %d)", k, f["queries"], f["step"], f["steps"], f["maxLength"], longest, steps)
+				}
+				if _, ok := f["error"]; ok != (k == steps) {
+					t.Fatalf("step %d of %d: error reported = %v", k, steps, ok)
+				}
+			}
+			if longest != r.Result.MaxLength || longest > 2*c.H+1 {
+				t.Errorf("longest query %d, run %d, bound 2H+1 = %d", longest, r.Result.MaxLength, 2*c.H+1)
+			}
+			k := 0
+			replay := func(X *mat.Dense) float64 {
+				if k >= len(asks) {
+					t.Fatalf("the learner asks query %d beyond the %d steps", k, len(asks))
+				}
+				want := asks[k]
+				rows, _ := X.Dims()
+				if rows != want.n+1 {
+					t.Fatalf("query %d: %d tokens, the view shows %d", k, rows, want.n+1)
+				}
+				for i := 0; i < rows; i++ {
+					tok := want.a
+					if i == rows-1 {
+						tok = want.z
+					}
+					for j, x := range X.RawRowView(i) {
+						if x != tok[j] {
+							t.Fatalf("query %d token %d differs from the view's", k, i)
+						}
+					}
+				}
+				k++
+				return want.y
+			}
+			res, err := recovery.Learn(replay, r.Options)
+			if err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+			if k != steps {
+				t.Errorf("replay made %d queries, %d steps", k, steps)
+			}
+			if len(res.Layer) != len(r.Result.Layer) {
+				t.Fatalf("replay found %d heads, the run %d", len(res.Layer), len(r.Result.Layer))
+			}
+			for h := range res.Layer {
+				if !mat.Equal(res.Layer[h].W, r.Result.Layer[h].W) || !mat.Equal(res.Layer[h].V, r.Result.Layer[h].V) {
+					t.Errorf("head %d differs after the replay", h)
+				}
+			}
+			end := r.State
+			end.Step = steps
+			re, _ := NewRecovery(end, testLab)
+			f := re.Facts()
+			if e, ok := f["error"].(float64); !ok || e > 1e-9 {
+				t.Errorf("error at the end %v", f["error"])
+			}
+			if e, _ := attention.RelativeError(factsLayer(t, f["recovered"]), attention.Canonical(r.True, 1e-9)); e > 1e-9 {
+				t.Errorf("the recovered layer in the facts is off by %v", e)
+			}
+			if _, err := json.Marshal(f); err != nil {
+				t.Errorf("facts do not marshal: %v", err)
+			}
+		})
+	}
+}
+
+// factsLayer reads heads back from layerFacts.
+func factsLayer(t *testing.T, v any) attention.Layer {
+	heads, ok := v.([]map[string]any)
+	if !ok {
+		t.Fatalf("heads %T", v)
+	}
+	var l attention.Layer
+	for _, hd := range heads {
+		w := hd["W"].([][]float64)
+		d := len(w)
+		W := mat.NewDense(d, d, nil)
+		for i := range w {
+			W.SetRow(i, w[i])
+		}
+		l = append(l, attention.Head{W: W, V: mat.NewVecDense(d, hd["v"].([]float64))})
+	}
+	return l
+}
+
+// TestRecoveryClamp opens a step beyond the run's end: it clamps to the
+// last step with a notice, both when the run is cached and when the Job
+// computes it.
+func TestRecoveryClamp(t *testing.T) {
+	frag := "#v=1&scene=recovery&H=2&d=2&seed=4242&step=99999"
+	s, _ := link.Parse(frag)
+	r, err := NewRecovery(s, testLab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Computing() {
+		t.Fatal("a run never made before is cached")
+	}
+	j := r.Job()
+	if j == nil {
+		t.Fatal("no job for an uncached run")
+	}
+	if j.Step() {
+		t.Fatal("the job finished in its first slice, before a frame could say it computes")
+	}
+	if !r.Computing() || len(r.Notices()) != 0 {
+		t.Fatal("the first slice computed")
+	}
+	for n := 0; !j.Step(); n++ {
+		if n > 10 {
+			t.Fatal("the job does not finish")
+		}
+	}
+	want := recovery.PaperQueries(2, 2)
+	check := func(r *Recovery, how string) {
+		if r.Step() != want || r.Link().Step != want || r.Facts()["step"] != want {
+			t.Errorf("%s: step %d, link step %d, want %d", how, r.Step(), r.Link().Step, want)
+		}
+		ns := r.Notices()
+		if len(ns) != 1 || ns[0].Key != "step" || ns[0].Value != "99999" || !strings.Contains(ns[0].Message, fmt.Sprint(want)) {
+			t.Errorf("%s: notices %v", how, ns)
+		}
+		if !strings.Contains(r.Link().Link(), fmt.Sprintf("step=%d", want)) {
+			t.Errorf("%s: link %s", how, r.Link().Link())
+		}
+	}
+	check(r, "computed by the job")
+	cached, _ := NewRecovery(s, testLab)
+	if cached.Computing() || cached.Job() != nil {
+		t.Fatal("the run was not cached")
+	}
+	check(cached, "cached")
+	// A step inside the run is kept without notice.
+	s.Step = 7
+	in, _ := NewRecovery(s, testLab)
+	if in.Step() != 7 || len(in.Notices()) != 0 {
+		t.Errorf("step 7: %d, notices %v", in.Step(), in.Notices())
+	}
+}
+
+// TestRecoveryLinkRows checks the matching the step view explains: in
+// every link RF of a paper-mode run each pole's p equals the sum of the p
+// of the measurements it links for the head it was matched to, and its r
+// the sum of their r (MATH.md §3.3).
+func TestRecoveryLinkRows(t *testing.T) {
+	r := recoveryAt(t, "#v=1&scene=recovery&H=3&d=2&seed=11")
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	links := 0
+	for k, rf := range r.Result.Trace.RFs {
+		rows := r.LinkRows(k)
+		if rf.Kind == recovery.Measurement {
+			if rows != nil {
+				t.Errorf("%s: link rows for a measurement", rf.Name())
+			}
+			continue
+		}
+		links++
+		if len(rows) != 3 {
+			t.Fatalf("%s: %d rows", rf.Name(), len(rows))
+		}
+		seen := map[int]bool{}
+		for _, row := range rows {
+			seen[row.Head] = true
+			if len(row.Terms) != 2 {
+				t.Errorf("%s: %d terms", rf.Name(), len(row.Terms))
+			}
+			if math.Abs(row.P-row.Sum) > 1e-6*(1+math.Abs(row.P)) || math.Abs(row.R-row.RSum) > 1e-6*(1+math.Abs(row.R)) {
+				t.Errorf("%s head %d: p %v vs Σ %v, r %v vs Σ %v", rf.Name(), row.Head, row.P, row.Sum, row.R, row.RSum)
+			}
+		}
+		if len(seen) != 3 {
+			t.Errorf("%s: heads %v", rf.Name(), seen)
+		}
+	}
+	if links != 2*2-1 {
+		t.Errorf("%d links, want d²−1 = 3", links)
+	}
+}
+
+// TestRecoveryFailure checks that a run the float64 numbers cannot resolve
+// says where and why, and reports no error or recovered layer.
+func TestRecoveryFailure(t *testing.T) {
+	r := recoveryAt(t, "#v=1&scene=recovery&H=3&d=3&seed=3&noise=0.01&step=99999")
+	if r.Err == nil {
+		t.Skip("this run resolved; the numerics improved: pick a harder case")
+	}
+	f := r.Facts()
+	fl, ok := f["failed"].(map[string]any)
+	if !ok || fl["message"] == "" {
+		t.Fatalf("failed %v", f["failed"])
+	}
+	if _, ok := f["error"]; ok {
+		t.Error("a failed run reports an error")
+	}
+	if _, ok := f["recovered"]; ok {
+		t.Error("a failed run reports a layer")
+	}
+	if !strings.Contains(r.Describe(), "could not") && r.State.View == "result" {
+		t.Error(r.Describe())
+	}
+}
+
+// TestRecoveryCanonical checks that duplicated and cancelling heads are
+// merged before learning: the learner is told the canonical count and
+// recovers it.
+func TestRecoveryCanonical(t *testing.T) {
+	r := recoveryAt(t, "#v=1&scene=recovery&H=2&d=2&seed=8&dup=1&cancel=1&step=99999")
+	if len(r.True) != 2+1+2 || len(r.Canonical) != 2 || r.Heads() != 2 {
+		t.Fatalf("true %d heads, canonical %d, told %d", len(r.True), len(r.Canonical), r.Heads())
+	}
+	if r.Err != nil || r.Error > 1e-9 {
+		t.Fatalf("err %v, error %v", r.Err, r.Error)
+	}
+}
+
+// TestRecoverySweep runs a whole noise sweep through the job and checks
+// the error grows like ε: the log–log slope of the median between 1e-12
+// and 1e-6 is near 1, and the scan over H recovers at least H = 1.
+func TestRecoverySweep(t *testing.T) {
+	r := recoveryAt(t, "#v=1&scene=recovery&H=1&d=2&seed=21&view=sweep")
+	j := r.Job()
+	if j == nil {
+		t.Fatal("no sweep job")
+	}
+	last := -1.0
+	for n := 0; !j.Step(); n++ {
+		p := j.Progress()
+		if p < last || p > 1 {
+			t.Fatalf("progress %v after %v", p, last)
+		}
+		last = p
+		if n > 1000 {
+			t.Fatal("the sweep does not finish")
+		}
+	}
+	st := r.Sweep()
+	if !st.Done || st.Refused != "" || len(st.Points) != len(sweepNoise) {
+		t.Fatalf("sweep %+v", st)
+	}
+	var lo, hi SweepPoint
+	for _, p := range st.Points {
+		if len(p.Errors) != SweepSeeds {
+			t.Errorf("ε = %g: %d runs", p.Eps, len(p.Errors))
+		}
+		switch p.Eps {
+		case 1e-12:
+			lo = p
+		case 1e-6:
+			hi = p
+		}
+	}
+	slope := math.Log10(hi.Median/lo.Median) / 6
+	t.Logf("medians %v…%v, slope %.2f, largest H %d (tried %v)", lo.Median, hi.Median, slope, st.Largest, st.Tried)
+	if !(slope > 0.6 && slope < 1.4) {
+		t.Errorf("log–log slope %v between ε = 1e-12 and 1e-6", slope)
+	}
+	if st.Largest < 1 {
+		t.Errorf("largest H recovered at 1e-6: %d", st.Largest)
+	}
+	if _, err := json.Marshal(r.Facts()); err != nil {
+		t.Error(err)
+	}
+	// A size beyond the limit is refused with a message naming it.
+	big := recoveryAt(t, "#v=1&scene=recovery&H=3&d=3&seed=21&view=sweep")
+	if s := big.Sweep(); !strings.Contains(s.Refused, fmt.Sprint(SweepCostLimit)) || big.Job() != nil {
+		t.Errorf("H = 3, d = 3: refused %q", s.Refused)
+	}
+}

@@ -1,0 +1,312 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// timingHooks runs in every frame before the frame's own scripts (through
+// Page.addScriptToEvaluateOnNewDocument) and stamps, on the top page's
+// clock, when the wasm starts compiling, when it is instantiated and when
+// the Go program's main installs window.headlabCanvas.
+const timingHooks = `(() => {
+	let top_;
+	try { top_ = window.top; void top_.document; } catch (e) { return; }
+	const stamp = (k) => { const t = (top_.__hlTimes = top_.__hlTimes || {}); if (!(k in t)) t[k] = top_.performance.now(); };
+	for (const name of ["instantiateStreaming", "instantiate"]) {
+		const f = WebAssembly[name];
+		if (typeof f !== "function") continue;
+		WebAssembly[name] = function (...args) {
+			stamp("compile");
+			return f.apply(this, args).then((r) => { stamp("instantiated"); return r; });
+		};
+	}
+	if (window !== top_) {
+		let v;
+		Object.defineProperty(window, "headlabCanvas", { configurable: true, get() { return v; }, set(x) { v = x; stamp("main"); } });
+	}
+})()`
+
+// phases are the stamps of timingHooks, in ms from the navigation.
+type phases struct {
+	Compile      float64 `json:"compile"`
+	Instantiated float64 `json:"instantiated"`
+	Main         float64 `json:"main"`
+	Ready        float64 `json:"-"`
+}
+
+// timedLoad loads url in tb (hooks installed) and returns its phases.
+func timedLoad(tb *tab, url, ready string) phases {
+	tb.tb.Helper()
+	ms, err := tb.loadErr(url, ready)
+	if err != nil {
+		tb.tb.Fatalf("loading %s: %v\nconsole: %q", url, err, tb.takeProblems())
+	}
+	p := eval[phases](tb, `Object.assign({}, window.__hlTimes, window.minimalMain ? {main: window.minimalMain} : {})`)
+	p.Ready = ms
+	return p
+}
+
+func (t *tab) hook() {
+	t.tb.Helper()
+	ctx, cancel := context.WithTimeout(t.ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: timingHooks}); err != nil {
+		t.tb.Fatalf("installing the timing hooks: %v", err)
+	}
+}
+
+const (
+	headlabReady = "window.headlab && window.headlab.ready === true"
+	minimalReady = "window.minimalReady === true"
+)
+
+// BenchmarkReady measures the time from navigation to the first frame:
+// headlab's window.headlab.ready against a minimal ebiten program that only
+// clears the screen (wasm/minimal, built here and served like the site),
+// on a first visit (a fresh browser context, empty cache) and on a repeat
+// visit (HTTP cache warm). The ratios headlab/minimal are the targets
+// (≤ 1.3). headlab's time is split into phases: the wasm's compilation
+// starts (compile-ms), it is instantiated (inst-ms), Go's main runs after
+// package initialisation (main-ms), and the first frame is drawn.
+func BenchmarkReady(b *testing.B) {
+	minimal := serveMinimal(b)
+	const repeats = 3
+	var hc, mc, hw, mw []float64
+	var hp, mp []phases
+	for b.Loop() {
+		for _, c := range []struct {
+			url, ready string
+			cold, warm *[]float64
+		}{{h.base, headlabReady, &hc, &hw}, {minimal, minimalReady, &mc, &mw}} {
+			tb := newTab(b, chromedp.WithNewBrowserContext())
+			tb.hook()
+			p := timedLoad(tb, c.url, c.ready)
+			*c.cold = append(*c.cold, p.Ready)
+			for range repeats {
+				p := timedLoad(tb, c.url, c.ready)
+				*c.warm = append(*c.warm, p.Ready)
+				if c.url == h.base {
+					hp = append(hp, p)
+				} else {
+					mp = append(mp, p)
+				}
+			}
+			tb.close()
+		}
+	}
+	b.ReportMetric(median(hc), "headlab-first-ms")
+	b.ReportMetric(median(mc), "minimal-first-ms")
+	b.ReportMetric(median(hc)/median(mc), "first-ratio")
+	b.ReportMetric(median(hw), "headlab-ms")
+	b.ReportMetric(median(mw), "minimal-ms")
+	b.ReportMetric(median(hw)/median(mw), "ratio")
+	hComp, hInst, hMain := split(hp)
+	mComp, mInst, mMain := split(mp)
+	b.ReportMetric(median(hComp), "compile-ms")
+	b.ReportMetric(median(hInst), "inst-ms")
+	b.ReportMetric(median(hMain), "main-ms")
+	b.Logf("first visit: headlab %v ms, minimal %v ms; repeat visits: headlab %v ms, minimal %v ms", round(hc), round(mc), round(hw), round(mw))
+	b.Logf("phases of repeat visits, ms from navigation (medians):\n"+
+		"  headlab: wasm compile starts %4.0f, instantiated %4.0f, Go main %4.0f, first frame %4.0f\n"+
+		"  minimal: wasm compile starts %4.0f, instantiated %4.0f, Go main %4.0f, first frame %4.0f",
+		median(hComp), median(hInst), median(hMain), median(hw), median(mComp), median(mInst), median(mMain), median(mw))
+}
+
+// split returns the phases' stamps as three series.
+func split(ps []phases) (compile, inst, main []float64) {
+	for _, p := range ps {
+		compile, inst, main = append(compile, p.Compile), append(inst, p.Instantiated), append(main, p.Main)
+	}
+	return compile, inst, main
+}
+
+// BenchmarkFirstVisitBytes measures the bytes a first visit downloads
+// before the first frame: the sum of the encodedDataLength of every
+// request finished by headlab.ready, in a fresh browser context. It also
+// reports the brotli total from the site's .br files for the same requests
+// (br-bytes), since a browser sends Accept-Encoding: br only over HTTPS in
+// some versions; the log says which encoding was served.
+func BenchmarkFirstVisitBytes(b *testing.B) {
+	var total, brTotal float64
+	for b.Loop() {
+		tb := newTab(b, chromedp.WithNewBrowserContext())
+		var mu sync.Mutex
+		urls := map[network.RequestID]string{}
+		encs := map[network.RequestID]string{}
+		sizes := map[network.RequestID]float64{}
+		if err := chromedp.Listen(tb.ctx, func(ev any) {
+			mu.Lock()
+			defer mu.Unlock()
+			switch ev := ev.(type) {
+			case *network.EventRequestWillBeSent:
+				urls[ev.RequestID] = ev.Request.URL
+			case *network.EventResponseReceived:
+				encs[ev.RequestID] = headerValue(ev.Response.Headers, "Content-Encoding")
+			case *network.EventLoadingFinished:
+				sizes[ev.RequestID] = ev.EncodedDataLength
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+		tb.load(h.base)
+		mu.Lock()
+		total, brTotal = 0, 0
+		type row struct {
+			n, br   float64
+			enc, up string
+		}
+		var rows []row
+		for id, n := range sizes {
+			u := urls[id]
+			total += n
+			br := siteBrotliSize(u)
+			brTotal += br
+			rows = append(rows, row{n, br, cmpOr(encs[id], "none"), strings.TrimPrefix(u, strings.TrimSuffix(h.base, "/"))})
+		}
+		mu.Unlock()
+		sort.Slice(rows, func(i, j int) bool { return rows[i].n > rows[j].n })
+		var lines []string
+		for _, r := range rows {
+			lines = append(lines, fmt.Sprintf("%s %.0f B (%s; .br %.0f B)", r.up, r.n, r.enc, r.br))
+		}
+		b.Logf("first visit: %d requests finished by ready, %.0f bytes; Chromium's Accept-Encoding over http://127.0.0.1: %q\n  %s",
+			len(rows), total, h.enc.of(rows[0].up), strings.Join(lines, ", "))
+		tb.close()
+	}
+	b.ReportMetric(total, "bytes")
+	b.ReportMetric(brTotal, "br-bytes")
+}
+
+// siteBrotliSize returns the size of the .br variant of the site file a URL
+// names, or of the file itself when it has none (0 when it is not there).
+func siteBrotliSize(u string) float64 {
+	pu, err := url.Parse(u)
+	if err != nil || !strings.HasPrefix(u, h.base) {
+		return 0
+	}
+	name := strings.TrimPrefix(pu.Path, "/")
+	if name == "" || strings.HasSuffix(name, "/") {
+		name += "index.html"
+	}
+	p := filepath.Join(h.site, filepath.FromSlash(name))
+	if fi, err := os.Stat(p + ".br"); err == nil {
+		return float64(fi.Size())
+	}
+	if fi, err := os.Stat(p); err == nil {
+		return float64(fi.Size())
+	}
+	return 0
+}
+
+func headerValue(hdr network.Headers, key string) string {
+	for k, v := range hdr {
+		if strings.EqualFold(k, key) {
+			return fmt.Sprint(v)
+		}
+	}
+	return ""
+}
+
+// BenchmarkDragFPS drags the query around a circle with real mouse events
+// for about 3 s on the largest attention scene (N = 64, H = 8, heat map
+// on) and reports ebiten's ActualFPS at the end (fps), the iframe's
+// requestAnimationFrame rate over the drag (raf-fps), the mouse events the
+// page accepted per second (moves/s), and, before the drag, ActualFPS
+// (idle-fps) and the requestAnimationFrame rate over 2 s (idle-raf-fps).
+func BenchmarkDragFPS(b *testing.B) {
+	const link = "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"
+	var fps, raf, moves, idle, idleRAF float64
+	for b.Loop() {
+		tb := newTab(b)
+		tb.load(h.base + link)
+		idleRAF = eval[float64](tb, `new Promise((r) => {
+			const w = document.getElementById("canvas").contentWindow, t0 = performance.now();
+			let n = 0;
+			const f = () => (++n, performance.now() - t0 < 2000 ? w.requestAnimationFrame(f) : r(n / ((performance.now() - t0) / 1000)));
+			w.requestAnimationFrame(f);
+		})`)
+		idle = eval[float64](tb, "headlab.fps()")
+		st := tb.snap().State
+		q := tb.point(st.N - 1)
+		box := eval[[6]float64](tb, canvasBoxJS)
+		r := math.Min(60, math.Min(box[2], box[3])/5)
+		cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
+
+		eval[bool](tb, `(() => { const w = document.getElementById("canvas").contentWindow; w.__frames = 0; const f = () => { w.__frames++; w.requestAnimationFrame(f); }; w.requestAnimationFrame(f); w.__t0 = performance.now(); return true; })()`)
+		tb.mouse(input.DispatchMouseEventTypeMouseMoved, q[0], q[1], false)
+		tb.frames(2)
+		tb.mouse(input.DispatchMouseEventTypeMousePressed, q[0], q[1], true)
+		tb.frames(2)
+		// Around a circle about the canvas's centre, 0.15 rad a step.
+		n := 0
+		var x, y float64
+		t0 := time.Now()
+		for time.Since(t0) < 3*time.Second {
+			a := float64(n) * 0.15
+			x, y = cx+r*math.Cos(a), cy+r*math.Sin(a)
+			tb.mouse(input.DispatchMouseEventTypeMouseMoved, x, y, true)
+			n++
+		}
+		elapsed := time.Since(t0).Seconds()
+		fps = eval[float64](tb, "headlab.fps()")
+		frames := eval[[2]float64](tb, `(() => { const w = document.getElementById("canvas").contentWindow; return [w.__frames, performance.now() - w.__t0]; })()`)
+		tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
+		tb.frames(2)
+		raf = frames[0] / (frames[1] / 1000)
+		moves = float64(n) / elapsed
+		tb.waitFor("the link to follow the drag", "location.hash === headlab.link()")
+		after := tb.snap()
+		if slices.Equal(after.State.Tok, st.Tok) {
+			b.Errorf("the drag moved nothing: was the query at (%.0f, %.0f) pressed?", q[0], q[1])
+		}
+		tb.close()
+	}
+	b.ReportMetric(fps, "fps")
+	b.ReportMetric(raf, "raf-fps")
+	b.ReportMetric(moves, "moves/s")
+	b.ReportMetric(idle, "idle-fps")
+	b.ReportMetric(idleRAF, "idle-raf-fps")
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func round(xs []float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = math.Round(x)
+	}
+	return out
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,265 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+	"headlab/numerics/recovery"
+	"headlab/web/link"
+)
+
+// recoveryFacts is the part of the Recovery scene's facts the tests read.
+type recoveryFacts struct {
+	Scene     string   `json:"scene"`
+	Computing bool     `json:"computing"`
+	Step      int      `json:"step"`
+	Steps     int      `json:"steps"`
+	Queries   int      `json:"queries"`
+	Bound     int      `json:"bound"`
+	MaxLength int      `json:"maxLength"`
+	Error     *float64 `json:"error"`
+	LearnMs   float64  `json:"learnMs"`
+	Progress  *float64 `json:"progress"`
+	Failed    *struct {
+		Message string `json:"message"`
+	} `json:"failed"`
+	Recovered []struct {
+		W [][]float64 `json:"W"`
+		V []float64   `json:"v"`
+	} `json:"recovered"`
+	Sweep *struct {
+		Done     bool       `json:"done"`
+		Progress float64    `json:"progress"`
+		Median   []*float64 `json:"median"`
+		LargestH int        `json:"largestH"`
+		Slowest  float64    `json:"slowestMs"`
+		Refused  string     `json:"refused"`
+	} `json:"sweep"`
+}
+
+func recoveryFactsOf(tb *tab) recoveryFacts {
+	tb.tb.Helper()
+	raw := eval[json.RawMessage](tb, "headlab.facts()")
+	var f recoveryFacts
+	if err := json.Unmarshal(raw, &f); err != nil {
+		tb.tb.Fatalf("facts %s: %v", shorten(string(raw), 300), err)
+	}
+	return f
+}
+
+// recoveryOpen applies a link in the loaded page and waits until the run
+// is computed; it returns the facts.
+func recoveryOpen(tb *tab, fragment string) recoveryFacts {
+	tb.tb.Helper()
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(fragment)))
+	ctx, cancel := context.WithTimeout(tb.ctx, 2*time.Minute)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!headlab.facts().computing && location.hash === headlab.link()`,
+		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		tb.tb.Fatalf("%s: the run did not finish: %v\npage: %s", fragment, err, tb.describe())
+	}
+	return recoveryFactsOf(tb)
+}
+
+// TestRecovery drives the Recovery scene: links to step 0, a middle step
+// and the end for (H, d) = (1, 1), (2, 3), (3, 4) in both modes, with the
+// counter and the recovered layer checked against the true one; stepping
+// with the arrow keys; and a noise sweep that leaves the page responsive.
+func TestRecovery(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	t.Run("links", func(t *testing.T) { recoveryLinks(tb.in(t)) })
+	t.Run("keys", func(t *testing.T) { recoveryKeys(tb.in(t)) })
+	t.Run("sweep", func(t *testing.T) { recoverySweep(tb.in(t)) })
+	tb.noProblems("the recovery scene")
+}
+
+func recoveryLinks(tb *tab) {
+	for _, c := range [][2]int{{1, 1}, {2, 3}, {3, 4}} {
+		H, d := c[0], c[1]
+		for _, mode := range []string{"paper", "economy"} {
+			base := fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=3&mode=%s", H, d, mode)
+			end := recoveryOpen(tb, base+"&step=1000000")
+			if end.Failed != nil {
+				tb.tb.Errorf("%s: the run failed: %s", base, end.Failed.Message)
+				continue
+			}
+			what := fmt.Sprintf("H=%d d=%d %s", H, d, mode)
+			if mode == "paper" && (end.Steps != recovery.PaperQueries(H, d) || end.Bound != end.Steps) {
+				tb.tb.Errorf("%s: %d steps, bound %d, want 4Hd²−2H+1 = %d", what, end.Steps, end.Bound, recovery.PaperQueries(H, d))
+			}
+			if end.Step != end.Steps || end.Queries != end.Steps {
+				tb.tb.Errorf("%s: step 10⁶ opened step %d, queries %d of %d: a step beyond the end clamps to the end", what, end.Step, end.Queries, end.Steps)
+			}
+			if !strings.Contains(eval[string](tb, "location.hash"), fmt.Sprintf("step=%d", end.Steps)) {
+				tb.tb.Errorf("%s: the link does not hold the clamped step: %s", what, eval[string](tb, "location.hash"))
+			}
+			if end.MaxLength > 2*H+1 || end.MaxLength < 1 {
+				tb.tb.Errorf("%s: longest query %d, bound 2H+1 = %d", what, end.MaxLength, 2*H+1)
+			}
+			if end.Error == nil || *end.Error > 1e-6 {
+				tb.tb.Errorf("%s: error at the end %v", what, end.Error)
+			}
+			// The layer shown against the true one, computed here natively.
+			s, _ := link.Parse(base)
+			want := attention.Canonical(s.TrueLayer(), 1e-9)
+			var got attention.Layer
+			for _, hd := range end.Recovered {
+				W := mat.NewDense(d, d, nil)
+				for i := range hd.W {
+					W.SetRow(i, hd.W[i])
+				}
+				got = append(got, attention.Head{W: W, V: mat.NewVecDense(d, hd.V)})
+			}
+			if e, err := attention.RelativeError(got, want); err != nil || e > 1e-6 {
+				tb.tb.Errorf("%s: the recovered layer shown is off the true one by %v (%v)", what, e, err)
+			}
+			for _, step := range []int{0, end.Steps / 2} {
+				f := recoveryOpen(tb, fmt.Sprintf("%s&step=%d", base, step))
+				if f.Step != step || f.Queries != step || f.Steps != end.Steps {
+					tb.tb.Errorf("%s step %d: facts step %d queries %d steps %d", what, step, f.Step, f.Queries, f.Steps)
+				}
+				if f.Error != nil {
+					tb.tb.Errorf("%s step %d: error %v reported before the end", what, step, *f.Error)
+				}
+				if (step == 0) != (f.MaxLength == 0) {
+					tb.tb.Errorf("%s step %d: longest query %d", what, step, f.MaxLength)
+				}
+			}
+			// The panel's step text follows.
+			if txt := eval[string](tb, `document.getElementById("rec-step-text").textContent`); !strings.HasPrefix(txt, fmt.Sprintf("step %d of %d", end.Steps/2, end.Steps)) {
+				tb.tb.Errorf("%s: the panel says %q", what, txt)
+			}
+		}
+	}
+}
+
+// recoveryKeys steps with real key events on the page: → and ← move the
+// step by one, End and Home jump, and the link follows.
+func recoveryKeys(tb *tab) {
+	f := recoveryOpen(tb, "#v=1&scene=recovery&H=2&d=3&seed=3&step=5")
+	eval[bool](tb, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
+	press := func(k string, want int) {
+		tb.tb.Helper()
+		tb.do("pressing a key", chromedp.KeyEvent(k))
+		inLink := fmt.Sprintf(`location.hash.includes("step=%d&") || location.hash.endsWith("step=%d")`, want, want)
+		if want == 0 {
+			inLink = `!location.hash.includes("step=")` // the default is left out
+		}
+		tb.waitFor(fmt.Sprintf("the step to become %d", want),
+			fmt.Sprintf(`headlab.state().step === %d && headlab.facts().step === %d && (%s) && location.hash === headlab.link()`, want, want, inLink))
+	}
+	press(kb.ArrowRight, 6)
+	press(kb.ArrowRight, 7)
+	press(kb.ArrowLeft, 6)
+	press(kb.End, f.Steps)
+	press(kb.ArrowRight, f.Steps) // nothing beyond the end
+	press(kb.Home, 0)
+	press(kb.ArrowLeft, 0)
+}
+
+// recoverySweep runs a noise sweep (a seed no other test uses, so nothing
+// is cached) and checks that progress increases to the end while the host
+// page keeps drawing: the longest gap between requestAnimationFrame
+// callbacks on the host page stays at most 50 ms.
+func recoverySweep(tb *tab) {
+	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
+		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
+		requestAnimationFrame(f); return true; })()`)
+	tb.sleep(2 * time.Second)
+	idle := eval[[]float64](tb, `(() => { window.__stop = true; return window.__gaps.slice(2); })()`)
+	mx := 0.0
+	for _, g := range idle {
+		mx = math.Max(mx, g)
+	}
+	tb.tb.Logf("idle: %d frames in 2 s, longest gap %.1f ms", len(idle), mx)
+	seed := time.Now().UnixNano()%1000000 + 1000
+	recoveryOpen(tb, fmt.Sprintf("#v=1&scene=recovery&H=1&d=2&seed=%d", seed))
+	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
+		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
+		requestAnimationFrame(f); return true; })()`)
+	eval[json.RawMessage](tb, `headlab.open(headlab.link().replace("view=steps", "") + "&view=sweep")`)
+	var seen []float64
+	var f recoveryFacts
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		f = recoveryFactsOf(tb)
+		if f.Sweep == nil {
+			tb.tb.Fatalf("no sweep in the facts\npage: %s", tb.describe())
+		}
+		seen = append(seen, f.Sweep.Progress)
+		if f.Sweep.Done {
+			break
+		}
+		tb.sleep(200 * time.Millisecond)
+	}
+	gaps := eval[[]float64](tb, `(() => { window.__stop = true; return window.__gaps.slice(2); })()`)
+	if !f.Sweep.Done || f.Sweep.Refused != "" {
+		tb.tb.Fatalf("the sweep did not finish: progress %v, refused %q", seen, f.Sweep.Refused)
+	}
+	if len(seen) < 3 {
+		tb.tb.Errorf("progress seen %v: the sweep did not run long enough to watch", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] < seen[i-1] {
+			tb.tb.Errorf("progress went back: %v", seen)
+		}
+	}
+	longest := 0.0
+	for _, g := range gaps {
+		longest = math.Max(longest, g)
+	}
+	tb.tb.Logf("sweep: progress %v; %d host frames, longest gap %.1f ms; slowest run %.1f ms; largest H at 1e-6: %d", seen, len(gaps), longest, f.Sweep.Slowest, f.Sweep.LargestH)
+	if longest > 50 {
+		tb.tb.Errorf("the host page froze for %.1f ms during the sweep (want ≤ 50 ms)", longest)
+	}
+	if f.Sweep.LargestH < 1 {
+		tb.tb.Errorf("largest H recovered at 1e-6: %d", f.Sweep.LargestH)
+	}
+}
+
+// BenchmarkRecoveryLearn measures the time to run the whole schedule in
+// the browser for (H, d) = (3, 8) and (4, 16), as the page measures it
+// around recovery.Learn, and the same run natively here, with their ratio.
+func BenchmarkRecoveryLearn(b *testing.B) {
+	for _, c := range [][2]int{{3, 8}, {4, 16}} {
+		H, d := c[0], c[1]
+		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
+			var browser, native float64
+			failed := ""
+			for b.Loop() {
+				tb := newTab(b)
+				seed := time.Now().UnixNano()%1000000 + 1000 // never cached
+				frag := fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=%d", H, d, seed)
+				tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+				f := recoveryOpen(tb, frag)
+				browser = f.LearnMs
+				if f.Failed != nil {
+					failed = f.Failed.Message
+				}
+				tb.close()
+				s, _ := link.Parse(frag)
+				l := s.TrueLayer()
+				start := time.Now()
+				recovery.Learn(recovery.LayerOracle(l, s.Noise, s.Seed), s.LearnOptions(l))
+				native = float64(time.Since(start).Microseconds()) / 1000
+			}
+			b.ReportMetric(browser, "browser-ms")
+			b.ReportMetric(native, "native-ms")
+			b.ReportMetric(browser/native, "ratio")
+			if failed != "" {
+				b.Logf("the run could not be resolved (it is timed to where it stopped): %s", failed)
+			}
+		})
+	}
+}
