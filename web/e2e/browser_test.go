@@ -27,7 +27,16 @@ import (
 // machine; the margins are for a machine under load.
 const (
 	readyTimeout = 45 * time.Second
-	stepTimeout  = 15 * time.Second
+
+	// freezeLimit (ms) is the longest gap between the host page's animation
+	// frames a test accepts while a scene computes. It proves that long work
+	// is sliced across frames (a run or a sweep done in one piece freezes
+	// the page for seconds); the 50 ms target itself is a speed figure,
+	// measured by the tests' logs and the benchmarks and recorded in the
+	// README, not asserted: under software rendering on a shared 2-core
+	// machine a timed assertion would fail for reasons of its own.
+	freezeLimit = 1000.0
+	stepTimeout = 15 * time.Second
 )
 
 // harness is what TestMain sets up once for every test and benchmark: the
