@@ -35,7 +35,7 @@ func (r *attentionRenderer) reset(a *app) {
 
 func (r *attentionRenderer) pointer(a *app, p pointerState) scene.Scene {
 	sc := a.scene.(*scene.Attention)
-	radius := hitRadius * a.gfx.dsf
+	radius := hitRadius * a.unit()
 	var next scene.Scene
 	switch {
 	case p.justPressed:
@@ -82,7 +82,7 @@ func (r *attentionRenderer) rebuild(a *app, th scene.Theme) {
 }
 
 func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
-	sc, v, dsf := a.scene.(*scene.Attention), a.view, a.gfx.dsf
+	sc, v, dsf := a.scene.(*scene.Attention), a.view, a.unit()
 	if r.heat != nil && sc.State.Heat > 0 {
 		op := &ebiten.DrawImageOptions{Filter: ebiten.FilterLinear}
 		op.GeoM.Scale(v.Width/float64(r.heatCols), v.Height/float64(r.heatRows))
@@ -97,6 +97,9 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	r.drawTokenLabels(screen, a, sc, v, th, dsf)
 	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
+
+// The sizes below are in CSS pixels times dsf, the app's unit (device
+// pixels, enlarged in presentation mode).
 
 // drawWeights draws, for every head, a line from the query to each token
 // whose width and opacity grow with the attention weight. Heads are offset

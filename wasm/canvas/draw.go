@@ -34,7 +34,7 @@ func (a *app) Draw(screen *ebiten.Image) {
 	a.redraw = false
 	th := a.themeLocked()
 	if a.dirty {
-		a.gfx.labels.setSize(12 * math.Max(1, a.gfx.dsf))
+		a.gfx.labels.setSize(12 * math.Max(1, a.unit()))
 		a.render.rebuild(a, th)
 		a.dirty = false
 	}
@@ -46,6 +46,19 @@ func (a *app) Draw(screen *ebiten.Image) {
 	if first {
 		a.markDrawn()
 	}
+}
+
+// presentScale enlarges type and lines in presentation mode, for the back
+// of a lecture hall.
+const presentScale = 1.5
+
+// unit is the size of a CSS pixel on the canvas, in device pixels, times
+// the presentation scale: what sizes of marks and type are multiplied by.
+func (a *app) unit() float64 {
+	if a.scene.Link().Present {
+		return a.gfx.dsf * presentScale
+	}
+	return a.gfx.dsf
 }
 
 func (a *app) themeLocked() scene.Theme {
