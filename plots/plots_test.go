@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"headlab/web/link"
 )
@@ -373,6 +374,43 @@ func TestMarkup(t *testing.T) {
 	} {
 		if got := len(parse(c.in)); got != c.runs {
 			t.Errorf("parse(%q): %d runs, want %d", c.in, got, c.runs)
+		}
+	}
+}
+
+func TestCostPerQuery(t *testing.T) {
+	c := Cost{D: []int{4, 5, 6}, Split: []float64{40, 50, 60}, Fused: []float64{200, 420, 900}, Formula: []float64{20, 24, 28}}
+	f, err := CostFigure(c, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Panels[0][0].Legend); got != 3 {
+		t.Fatalf("%d legend entries, want 3", got)
+	}
+	b, err := Render(f, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, _ := parseSVG(t, "atom-cost", b)
+	if all := strings.Join(texts, ""); !strings.Contains(all, "time per query") || !strings.Contains(all, "width") {
+		t.Fatalf("axis labels missing from %q", all)
+	}
+	if len(f.Data[0].Rows) != 3 {
+		t.Fatalf("%d data rows", len(f.Data[0].Rows))
+	}
+	c.Fused[1] = math.NaN()
+	if _, err := CostFigure(c, DefaultOptions()); err == nil {
+		t.Fatal("a NaN time was plotted")
+	}
+	// A real measurement: the fused head costs more than the split heads
+	// from d = 8 on, since it evaluates 2^d atoms against 2d terms.
+	m, err := MeasureCost(8, 9, time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range m.D {
+		if m.Fused[i] <= m.Split[i] {
+			t.Errorf("d = %d: fused %v ns ≤ split %v ns", d, m.Fused[i], m.Split[i])
 		}
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"headlab/plots"
 	"headlab/web/link"
@@ -139,34 +140,55 @@ func writeCSV(path string, f plots.Figure) error {
 }
 
 // renderAll writes NAME.svg and NAME.png (150 dpi) of every standard
-// figure into dir, and NAME.csv when csv is set.
+// figure into dir, and NAME.csv when csv is set; then the cost per query
+// of W_d, measured on this machine (so it differs from run to run).
 func renderAll(dir string, o plots.Options, csv bool, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
+	type figure struct {
+		name  string
+		build func(plots.Options) (plots.Figure, error)
+	}
+	var figs []figure
 	for _, sf := range plots.StandardSet() {
+		figs = append(figs, figure{sf.Name, func(o plots.Options) (plots.Figure, error) { return sf.Build(sf.State, o) }})
+	}
+	var cost *plots.Cost
+	figs = append(figs, figure{"atom-cost", func(o plots.Options) (plots.Figure, error) {
+		if cost == nil {
+			c, err := plots.MeasureCost(4, plots.MaxCostWidth, 20*time.Millisecond, 1)
+			if err != nil {
+				return plots.Figure{}, err
+			}
+			c.Machine = "measured natively by ./build.sh figures"
+			cost = &c
+		}
+		return plots.CostFigure(*cost, o)
+	}})
+	for _, fg := range figs {
 		for _, format := range []plots.Format{plots.SVG, plots.PNG} {
 			fo := o
 			fo.Format, fo.DPI = format, 150
-			f, err := sf.Build(sf.State, fo)
+			f, err := fg.build(fo)
 			if err != nil {
-				return fmt.Errorf("%s: %w", sf.Name, err)
+				return fmt.Errorf("%s: %w", fg.name, err)
 			}
 			b, err := plots.Render(f, fo)
 			if err != nil {
-				return fmt.Errorf("%s: %w", sf.Name, err)
+				return fmt.Errorf("%s: %w", fg.name, err)
 			}
-			path := filepath.Join(dir, sf.Name+"."+string(format))
+			path := filepath.Join(dir, fg.name+"."+string(format))
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				return fmt.Errorf("writing %s: %w", path, err)
 			}
 			if csv && format == plots.SVG {
-				if err := writeCSV(filepath.Join(dir, sf.Name+".csv"), f); err != nil {
+				if err := writeCSV(filepath.Join(dir, fg.name+".csv"), f); err != nil {
 					return err
 				}
 			}
 		}
-		fmt.Fprintf(stderr, "figures: wrote %s\n", filepath.Join(dir, sf.Name)+".{svg,png}")
+		fmt.Fprintf(stderr, "figures: wrote %s\n", filepath.Join(dir, fg.name)+".{svg,png}")
 	}
 	return nil
 }

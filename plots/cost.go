@@ -1,0 +1,134 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"gonum.org/v1/plot/plotter"
+
+	"headlab/numerics/fusion"
+)
+
+// Cost is the measured cost of one query of W_d, in nanoseconds, for each
+// width in D: the d split heads (2d head-atom terms), the explicit fused head
+// (2^d atoms) and the O(d) closed form Σ σ(q_j).
+type Cost struct {
+	D                     []int
+	Split, Fused, Formula []float64
+	Machine               string // where it was measured, for the caption
+}
+
+// MaxCostWidth is the widest d MeasureCost builds the fused head for.
+const MaxCostWidth = 20
+
+// MeasureCost times, on this machine, one query of W_d split and fused for
+// d = from…to: each method is run until at least budget has passed, three
+// times, and the fastest mean is kept. Queries are drawn from seed.
+func MeasureCost(from, to int, budget time.Duration, seed uint64) (Cost, error) {
+	if from < 1 || to > MaxCostWidth || from > to {
+		return Cost{}, fmt.Errorf("plots: cost per query for d = %d…%d; want 1 ≤ d ≤ %d", from, to, MaxCostWidth)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x636f7374)) // "cost"
+	var c Cost
+	var sink float64
+	for d := from; d <= to; d++ {
+		split, err := fusion.SigmoidSum(d)
+		if err != nil {
+			return Cost{}, err
+		}
+		fused, err := fusion.SigmoidSumFlat(d)
+		if err != nil {
+			return Cost{}, err
+		}
+		q := make([]float64, d)
+		for j := range q {
+			q[j] = rng.NormFloat64()
+		}
+		c.D = append(c.D, d)
+		c.Split = append(c.Split, timeOne(budget, func() { sink += fusion.SplitOutput(split, q) }))
+		c.Fused = append(c.Fused, timeOne(budget, func() { sink += fused.Output(q) }))
+		c.Formula = append(c.Formula, timeOne(budget, func() { sink += fusion.SigmoidSumValue(q) }))
+	}
+	if math.IsNaN(sink) {
+		return Cost{}, fmt.Errorf("plots: W_d gave NaN while timing")
+	}
+	return c, nil
+}
+
+// timeOne returns the fastest of three mean times of f, in nanoseconds,
+// each over as many calls as fit in budget (at least one).
+func timeOne(budget time.Duration, f func()) float64 {
+	best := math.Inf(1)
+	for trial := 0; trial < 3; trial++ {
+		n := 0
+		start := time.Now()
+		for n == 0 || time.Since(start) < budget {
+			f()
+			n++
+		}
+		best = math.Min(best, float64(time.Since(start).Nanoseconds())/float64(n))
+	}
+	return best
+}
+
+// CostPerQuery plots the measured cost of one query of W_d against d on a
+// log axis: split heads, the explicit fused head and the closed form.
+func CostPerQuery(c Cost, st Style) (Figure, error) {
+	if err := st.validate(); err != nil {
+		return Figure{}, err
+	}
+	n := len(c.D)
+	if n == 0 || len(c.Split) != n || len(c.Fused) != n || len(c.Formula) != n {
+		return Figure{}, fmt.Errorf("plots: cost per query needs one time per method for each of the %d widths", n)
+	}
+	p := st.newPlot("width *d*", "time per query (ns)")
+	title := "Cost of one query of W_d: split heads against the explicit fused head"
+	if c.Machine != "" {
+		title += " (" + c.Machine + ")"
+	}
+	f := single("atom-cost", title, p, st)
+	f.data().Columns = []string{"d", "split_ns", "fused_ns", "formula_ns"}
+	var split, fused, formula plotter.XYs
+	for i, d := range c.D {
+		for _, t := range []float64{c.Split[i], c.Fused[i], c.Formula[i]} {
+			if !(t > 0) || math.IsInf(t, 0) {
+				return Figure{}, fmt.Errorf("plots: time %v at d = %d", t, d)
+			}
+		}
+		x := float64(d)
+		split = append(split, plotter.XY{X: x, Y: c.Split[i]})
+		fused = append(fused, plotter.XY{X: x, Y: c.Fused[i]})
+		formula = append(formula, plotter.XY{X: x, Y: c.Formula[i]})
+		f.data().add(d, c.Split[i], c.Fused[i], c.Formula[i])
+	}
+	curves := []struct {
+		label string
+		xys   plotter.XYs
+	}{
+		{"fused head, 2^{*d*} atoms", fused},
+		{"*d* split heads, 2*d* terms", split},
+		{"Σ σ(*q*_{*j*}), *O*(*d*)", formula},
+	}
+	for i, cv := range curves {
+		ps, th, err := series(i, lg(cv.xys, false, true), true, st)
+		if err != nil {
+			return Figure{}, err
+		}
+		p.Add(ps...)
+		f.legend(cv.label, th...)
+	}
+	powAxis(&p.Y)
+	p.X.Min, p.X.Max = float64(c.D[0]), float64(c.D[n-1])
+	p.X.Tick.Marker = intTicks{n: tickCount(st, 8)}
+	return f, nil
+}
+
+// CostFigure is CostPerQuery in the style the options ask for.
+func CostFigure(c Cost, o Options) (Figure, error) {
+	if err := o.Validate(); err != nil {
+		return Figure{}, err
+	}
+	return CostPerQuery(c, o.style())
+}
