@@ -27,6 +27,7 @@ usage: ./build.sh COMMAND [flags]
   bench              benchmarks, natively and under GOOS=js, with the ratio
   dist [DIR]         a self-contained static folder (default dist/) for any static host
   figures            regenerate the README figures in plots/figures (SVG, PNG)
+  screenshots        regenerate the README screenshots in web/screenshots
 USAGE
   exit 2
 }
@@ -124,6 +125,15 @@ bench() {
     "$OUT/bench-native.txt" "$OUT/bench-wasm.txt" | sort
 }
 
+screenshots() {
+  need_go
+  need_chromium
+  build
+  say "screenshots of every scene, light and dark, laptop and phone, into web/screenshots"
+  mkdir -p web/screenshots
+  HEADLAB_SITE="$SITE" HEADLAB_SHOTS="$ROOT/web/screenshots" "$GO" test -count=1 -run TestScreenshots ./web/e2e/
+}
+
 figures() {
   need_go
   say "rendering the standard figures into plots/figures"
@@ -150,6 +160,7 @@ case "$cmd" in
   bench) bench "$@" ;;
   dist) dist "$@" ;;
   figures) figures "$@" ;;
+  screenshots) screenshots "$@" ;;
   -h|--help|help) usage ;;
   *) say "unknown command $cmd"; usage ;;
 esac
