@@ -28,26 +28,34 @@ const (
 // fast as FreeBSD's algorithm; the explicit fused head spends most of its
 // time here.
 func Exp(x float64) float64 {
+	// Small enough for the compiler to inline: the explicit fused head
+	// spends most of its time here, and under GOOS=js a call costs as much
+	// as the arithmetic. Special cases and subnormal results go out of line.
+	if !(expUnderflow <= x && x <= expOverflow) {
+		return expSpecial(x)
+	}
+	kf := float64(float64(x*expInvLn2N)+expShift) - expShift
+	k := int(kf)
+	r := float64(x-float64(kf*expLn2HiN)) - float64(kf*expLn2LoN)
+	t := expTable[k&127]
+	y := t + float64(t*(r+float64(float64(r*r)*(expC2+float64(r*(expC3+float64(r*(expC4+float64(r*expC5)))))))))
+	if e := k >> 7; e >= -1022 {
+		// y·2^e is normal (e ≤ 1023 since x ≤ expOverflow).
+		return y * math.Float64frombits(uint64(e+1023)<<52)
+	}
+	return math.Ldexp(y, k>>7) // a correctly rounded subnormal
+}
+
+// expSpecial is Exp outside [expUnderflow, expOverflow]: NaN, overflow to
+// +Inf, underflow to 0.
+func expSpecial(x float64) float64 {
 	switch {
 	case x != x:
 		return x
 	case x > expOverflow:
 		return math.Inf(1)
-	case x < expUnderflow:
-		return 0
 	}
-	kf := float64(float64(x*expInvLn2N)+expShift) - expShift
-	k := int(kf)
-	r := float64(x-float64(kf*expLn2HiN)) - float64(kf*expLn2LoN)
-	p := r + float64(float64(r*r)*(expC2+float64(r*(expC3+float64(r*(expC4+float64(r*expC5)))))))
-	t := expTable[k&127]
-	y := t + float64(t*p)
-	e := k >> 7
-	if -1022 <= e && e <= 1023 {
-		// y·2^e is normal or a correctly rounded subnormal.
-		return y * math.Float64frombits(uint64(e+1023)<<52)
-	}
-	return math.Ldexp(y, e)
+	return 0
 }
 
 // Constants of exp.
