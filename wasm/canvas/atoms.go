@@ -8,10 +8,10 @@ import (
 	"image/color"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 
 	"headlab/wasm/scene"
 )
@@ -21,6 +21,11 @@ import (
 // hypercube, a grid or a histogram (right), and the explosion curve with
 // memory and measured costs (bottom). For d ≤ 2 the query is dragged on a
 // pad under the heads.
+//
+// Each panel collects its shapes and labels and draws them in a few calls
+// (see flush): ebiten renders every anti-aliased draw call through an
+// offscreen pass, which under software rendering cost a whole frame when
+// the scene drew shape by shape.
 type atomsRenderer struct {
 	layout   scene.AtomsLayout
 	hover    int
@@ -29,11 +34,13 @@ type atomsRenderer struct {
 
 	// cache holds everything but the costs panel, drawn again only when
 	// its key changes: a frame is then one image and a few labels, which
-	// matters while a job runs (every frame is marked changed) and because
-	// each anti-aliased shape costs an offscreen pass in ebiten.
+	// matters while a job runs (every frame is marked changed).
 	cache    *ebiten.Image
 	cacheKey atomsCacheKey
-	white    *ebiten.Image
+
+	// What the panels draw, in the order flush draws it.
+	flat, smooth batch // crisp shapes, then anti-aliased ones over them
+	under, over  texts // labels under the anti-aliased shapes, and on top
 }
 
 // atomsCacheKey is what the cached drawing depends on.
@@ -53,10 +60,13 @@ func (r *atomsRenderer) layoutFor(a *app, sc *scene.Atoms) scene.AtomsLayout {
 	return scene.NewAtomsLayout(a.view.Width, a.view.Height, math.Max(1, a.gfx.dsf), sc.D)
 }
 
+// pointer drags the query on the pad and tracks the atom under the
+// pointer; it asks for a redraw only when what is ringed changes.
 func (r *atomsRenderer) pointer(a *app, p pointerState) scene.Scene {
 	sc := a.scene.(*scene.Atoms)
 	l := r.layoutFor(a, sc)
 	var next scene.Scene
+	dragging := r.dragging
 	switch {
 	case p.justPressed && l.Pad.W > 0 && l.Pad.Contains(p.x, p.y):
 		r.dragging = true
@@ -70,7 +80,11 @@ func (r *atomsRenderer) pointer(a *app, p pointerState) scene.Scene {
 	case p.released:
 		r.dragging = false
 	}
-	r.hover = sc.HitAtom(l, p.x, p.y, hitRadius*a.gfx.dsf)
+	hover := sc.HitAtom(l, p.x, p.y, hitRadius*a.gfx.dsf)
+	if hover != r.hover || r.dragging != dragging {
+		a.redraw = true
+	}
+	r.hover = hover
 	return next
 }
 
@@ -99,134 +113,44 @@ func (r *atomsRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		r.cache = ebiten.NewImage(w, h)
 		r.cacheKey = atomsCacheKey{}
 	}
-	if r.white == nil {
-		r.white = ebiten.NewImage(3, 3)
-		r.white.Fill(color.White)
-	}
 	key := atomsCacheKey{sc: sc, w: w, h: h, dark: th.Dark, hover: r.hover, dragging: r.dragging}
 	if key != r.cacheKey {
 		r.cache.Clear()
+		// The panels do not overlap, so one round of calls draws them all;
+		// each label is cut at its own panel's edge.
 		r.drawHeader(clip(r.cache, l.Header), a, sc, l, th)
 		r.drawHeads(clip(r.cache, l.Heads), a, sc, l, th)
 		r.drawFused(clip(r.cache, l.Fused), a, sc, l, th)
 		r.drawCurve(clip(r.cache, l.Curve), a, sc, l, th)
+		r.flush(r.cache)
 		r.cacheKey = key
 	}
 	screen.DrawImage(r.cache, nil)
 	r.drawCosts(clip(screen, l.Costs), a, sc, l, th)
+	r.flush(clip(screen, l.Costs))
 }
 
-// shapes collects anti-aliased circles, rings and lines by colour and width
-// and draws each group as one path: ebiten renders every anti-aliased
-// draw call through its own offscreen pass, so a hypercube drawn shape by
-// shape costs a hundred passes, and in groups a handful.
-type shapes struct {
-	keys  []shapeKey
-	paths map[shapeKey]*vector.Path
-}
-
-type shapeKey struct {
-	c     color.RGBA
-	width float64 // 0 fills
-}
-
-func (b *shapes) path(c color.RGBA, width float64) *vector.Path {
-	if b.paths == nil {
-		b.paths = map[shapeKey]*vector.Path{}
-	}
-	k := shapeKey{c, width}
-	p, ok := b.paths[k]
-	if !ok {
-		p = &vector.Path{}
-		b.paths[k] = p
-		b.keys = append(b.keys, k)
-	}
-	return p
-}
-
-func (b *shapes) circle(x, y, rad float64, c color.RGBA) {
-	p := b.path(c, 0)
-	p.MoveTo(float32(x+rad), float32(y))
-	p.Arc(float32(x), float32(y), float32(rad), 0, 2*math.Pi, vector.Clockwise)
-	p.Close()
-}
-
-func (b *shapes) ring(x, y, rad, width float64, c color.RGBA) {
-	p := b.path(c, width)
-	p.MoveTo(float32(x+rad), float32(y))
-	p.Arc(float32(x), float32(y), float32(rad), 0, 2*math.Pi, vector.Clockwise)
-	p.Close()
-}
-
-func (b *shapes) line(x0, y0, x1, y1, width float64, c color.RGBA) {
-	p := b.path(c, width)
-	p.MoveTo(float32(x0), float32(y0))
-	p.LineTo(float32(x1), float32(y1))
-}
-
-// flush draws the groups in the order they were first used.
-func (b *shapes) flush(r *atomsRenderer, dst *ebiten.Image) {
-	for _, k := range b.keys {
-		p := b.paths[k]
-		var vs []ebiten.Vertex
-		var is []uint16
-		if k.width == 0 {
-			vs, is = p.AppendVerticesAndIndicesForFilling(nil, nil)
-		} else {
-			vs, is = p.AppendVerticesAndIndicesForStroke(nil, nil, &vector.StrokeOptions{Width: float32(k.width)})
-		}
-		r.drawVertices(dst, vs, is, k.c)
-	}
-	b.keys, b.paths = nil, nil
-}
-
-func (r *atomsRenderer) drawVertices(dst *ebiten.Image, vs []ebiten.Vertex, is []uint16, c color.RGBA) {
-	cr, cg, cb, ca := c.RGBA()
-	for i := range vs {
-		vs[i].SrcX, vs[i].SrcY = 1, 1
-		vs[i].ColorR, vs[i].ColorG, vs[i].ColorB, vs[i].ColorA = float32(cr)/0xffff, float32(cg)/0xffff, float32(cb)/0xffff, float32(ca)/0xffff
-	}
-	op := &ebiten.DrawTrianglesOptions{ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha, AntiAlias: true, FillRule: ebiten.FillRuleNonZero}
-	dst.DrawTriangles(vs, is, r.white.SubImage(image.Rect(1, 1, 2, 2)).(*ebiten.Image), op)
-}
-
-// strokePolyline strokes the line through pts as one anti-aliased shape.
-func (r *atomsRenderer) strokePolyline(dst *ebiten.Image, pts [][2]float64, width float64, c color.RGBA) {
-	if len(pts) < 2 {
-		return
-	}
-	var p vector.Path
-	p.MoveTo(float32(pts[0][0]), float32(pts[0][1]))
-	for _, q := range pts[1:] {
-		p.LineTo(float32(q[0]), float32(q[1]))
-	}
-	vs, is := p.AppendVerticesAndIndicesForStroke(nil, nil, &vector.StrokeOptions{Width: float32(width), LineJoin: vector.LineJoinRound})
-	r.drawVertices(dst, vs, is, c)
+// flush draws what the panels collected onto dst in four calls or runs of
+// calls: crisp shapes, the labels under, anti-aliased shapes (one
+// offscreen pass for all of them), the labels on top. Within a panel that
+// is the order its shapes had when each was drawn by itself.
+func (r *atomsRenderer) flush(dst *ebiten.Image) {
+	r.flat.flush(dst, false)
+	r.under.flush()
+	r.smooth.flush(dst, true)
+	r.over.flush()
 }
 
 // ---- text helpers ----
 
-func (r *atomsRenderer) bigLabel(screen *ebiten.Image, s string, x, y float64, c color.RGBA) float64 {
-	img := r.big.get(s, c)
-	if img == nil {
-		return 0
-	}
-	op := &ebiten.DrawImageOptions{}
-	op.GeoM.Translate(math.Round(x), math.Round(y))
-	screen.DrawImage(img, op)
-	return float64(img.Bounds().Dx())
+// bigLabel adds a label in the larger type and returns its width.
+func (r *atomsRenderer) bigLabel(t *texts, dst *ebiten.Image, s string, x, y float64, c color.RGBA) float64 {
+	return t.put(dst, &r.big, s, x, y, c)
 }
 
-// labelW draws a small label and returns its width.
-func labelW(screen *ebiten.Image, a *app, s string, x, y float64, c color.RGBA) float64 {
-	img := a.gfx.labels.get(s, c)
-	if img == nil {
-		return 0
-	}
-	op := &ebiten.DrawImageOptions{}
-	op.GeoM.Translate(math.Round(x), math.Round(y))
-	screen.DrawImage(img, op)
-	return float64(img.Bounds().Dx())
+// labelW adds a small label and returns its width.
+func labelW(t *texts, dst *ebiten.Image, a *app, s string, x, y float64, c color.RGBA) float64 {
+	return t.put(dst, &a.gfx.labels, s, x, y, c)
 }
 
 func textWidth(a *app, s string) float64 {
@@ -265,8 +189,9 @@ func muted(th scene.Theme) color.RGBA {
 	return color.RGBA{0x55, 0x5b, 0x66, 0xff}
 }
 
-func panelBox(screen *ebiten.Image, rc scene.Rect, th scene.Theme, u float64) {
-	vector.StrokeRect(screen, float32(rc.X+u/2), float32(rc.Y+u/2), float32(rc.W-u), float32(rc.H-u), float32(u), th.Grid, false)
+// panelBox adds a panel's frame, inside its rectangle.
+func panelBox(b *batch, rc scene.Rect, th scene.Theme, u float64) {
+	b.strokeRect(rc.X+u/2, rc.Y+u/2, rc.W-u, rc.H-u, u, th.Grid)
 }
 
 // sup writes n with superscript digits.
@@ -307,40 +232,44 @@ func fmtCount(n *big.Int) string {
 
 // ---- header: both outputs and their difference ----
 
-func (r *atomsRenderer) drawHeader(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+func (r *atomsRenderer) drawHeader(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
+	t := &r.over
 	x, y := l.Header.X+4*u, l.Header.Y+2*u
-	x += r.bigLabel(screen, fmt.Sprintf("W_%d(q) = Σ σ(q_j)", sc.D), x, y, th.Text) + 14*u
+	x += r.bigLabel(t, dst, fmt.Sprintf("W_%d(q) = Σ σ(q_j)", sc.D), x, y, th.Text) + 14*u
 	diff := "difference: " + sc.DifferenceWords()
 	if sc.Built {
 		diff = fmt.Sprintf("|fused − split| = %.2g, %s", sc.Difference(), sc.DifferenceWords())
 	}
-	labelW(screen, a, diff, x, y+3*u, muted(th))
+	labelW(t, dst, a, diff, x, y+3*u, muted(th))
 	split := fmt.Sprintf("split (%s terms): %.15f", sc.Terms, sc.Split)
 	fused := "fused: not built (d > " + fmt.Sprint(scene.AtomsBuildLimit) + ")"
 	if sc.Built {
 		fused = fmt.Sprintf("fused (%s atoms): %.15f", fmtCount(sc.Count), sc.Fused)
 	}
 	x, y = l.Header.X+4*u, y+22*u
-	w := labelW(screen, a, split, x, y, th.HeadColor(0))
+	w := labelW(t, dst, a, split, x, y, th.HeadColor(0))
 	if l.Header.H > 50*u {
-		labelW(screen, a, fused, x, y+16*u, th.HeadColor(5))
+		labelW(t, dst, a, fused, x, y+16*u, th.HeadColor(5))
 	} else {
-		labelW(screen, a, fused, x+w+18*u, y, th.HeadColor(5))
+		labelW(t, dst, a, fused, x+w+18*u, y, th.HeadColor(5))
 	}
 }
 
 // ---- left: the d two-atom heads ----
 
-func (r *atomsRenderer) drawHeads(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+// drawHeads draws the heads' rows and the pad: frames, bars and the pad's
+// grid crisp; the labels beside the atoms under the atoms' circles, which
+// go in one anti-aliased call with the pad's query.
+func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Heads
-	panelBox(screen, p, th, u)
+	panelBox(&r.flat, p, th, u)
 	title := fmt.Sprintf("%d heads × 2 atoms = %s head-atom terms", sc.D, sc.Terms)
 	if p.W < 300*u {
 		title = fmt.Sprintf("%d heads × 2 atoms = %s terms", sc.D, sc.Terms)
 	}
-	labelW(screen, a, title, p.X+8*u, p.Y+5*u, th.Text)
+	labelW(&r.under, dst, a, title, p.X+8*u, p.Y+5*u, th.Text)
 	right := p.X + p.W // the rows' right edge: the pad's left on phones
 	if l.Narrow && l.Pad.W > 0 {
 		right = l.Pad.X - 6*u
@@ -349,25 +278,29 @@ func (r *atomsRenderer) drawHeads(screen *ebiten.Image, a *app, sc *scene.Atoms,
 	rowH := l.HeadRowHeightFor(sc.D)
 	y := p.Y + 26*u
 	rad := math.Min(rowH*0.36, 13*u)
-	var b shapes
-	defer b.flush(r, screen)
+	// Every row's rings, then the circles over them.
+	type circle struct {
+		x, y, r float64
+		c       color.RGBA
+	}
+	var circles []circle
 	for j := 0; j < shown; j++ {
 		col := th.HeadColor(j)
 		cy := y + rowH/2
 		x := p.X + 8*u
-		labelW(screen, a, fmt.Sprintf("h%d", j+1), x, cy-8*u, col)
+		labelW(&r.under, dst, a, fmt.Sprintf("h%d", j+1), x, cy-8*u, col)
 		x += 30 * u
 		s := sc.Sigma[j]
 		// The two atoms, area ∝ weight: e_j (value 1) and 0 (value 0).
 		for i, w := range []float64{s, 1 - s} {
 			cx := x + rad + float64(i)*(2*rad+6*u)
-			b.ring(cx, cy, rad, u, th.Grid)
+			r.smooth.ring(cx, cy, rad, u, th.Grid)
 			c := col
 			if i == 1 {
 				c = th.Axis
 			}
 			if rr := rad * math.Sqrt(w); rr > 0.3*u {
-				b.circle(cx, cy, rr, withAlpha(c, 0.9))
+				circles = append(circles, circle{cx, cy, rr, withAlpha(c, 0.9)})
 			}
 		}
 		x += 4*rad + 14*u
@@ -379,29 +312,32 @@ func (r *atomsRenderer) drawHeads(screen *ebiten.Image, a *app, sc *scene.Atoms,
 		bw := right - x - tw - 8*u
 		if bw > 20*u {
 			bh := math.Min(12*u, rowH*0.35)
-			vector.DrawFilledRect(screen, float32(x), float32(cy-bh/2), float32(bw), float32(bh), th.Grid, false)
-			vector.DrawFilledRect(screen, float32(x), float32(cy-bh/2), float32(bw*s), float32(bh), col, false)
+			r.flat.rect(x, cy-bh/2, bw, bh, th.Grid)
+			r.flat.rect(x, cy-bh/2, bw*s, bh, col)
 			x += bw + 8*u
 		}
 		txt := fmt.Sprintf("q=%.2f  σ=%.4f", sc.Q[j], s)
 		if right-x < 118*u {
 			txt = fmt.Sprintf("σ=%.4f", s)
 		}
-		labelW(screen, a, txt, x, cy-8*u, th.Text)
+		labelW(&r.under, dst, a, txt, x, cy-8*u, th.Text)
 		y += rowH
 	}
+	for _, c := range circles {
+		r.smooth.disc(c.x, c.y, c.r, c.c)
+	}
 	if cut {
-		labelW(screen, a, fmt.Sprintf("… and %d more heads", sc.D-shown), p.X+8*u, y+rowH/2-8*u, muted(th))
+		labelW(&r.under, dst, a, fmt.Sprintf("… and %d more heads", sc.D-shown), p.X+8*u, y+rowH/2-8*u, muted(th))
 	}
 	if l.Pad.W > 0 {
-		r.drawPad(screen, a, sc, l, th)
+		r.drawPad(dst, a, sc, l, th)
 	}
 }
 
-func (r *atomsRenderer) drawPad(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+func (r *atomsRenderer) drawPad(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Pad
-	vector.DrawFilledRect(screen, float32(p.X), float32(p.Y), float32(p.W), float32(p.H), withAlpha(th.Grid, 0.35), false)
+	r.flat.rect(p.X, p.Y, p.W, p.H, withAlpha(th.Grid, 0.35))
 	for k := -scene.QRange; k <= scene.QRange; k += 2 {
 		c, w := th.Grid, u
 		if k == 0 {
@@ -409,40 +345,38 @@ func (r *atomsRenderer) drawPad(screen *ebiten.Image, a *app, sc *scene.Atoms, l
 		}
 		x0, y0 := l.PadToScreen(float64(k), -scene.QRange)
 		x1, y1 := l.PadToScreen(float64(k), scene.QRange)
-		vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y1), float32(w), c, false)
+		r.flat.line(x0, y0, x1, y1, w, c)
 		if sc.D == 2 {
 			x0, y0 = l.PadToScreen(-scene.QRange, float64(k))
 			x1, y1 = l.PadToScreen(scene.QRange, float64(k))
-			vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y1), float32(w), c, false)
+			r.flat.line(x0, y0, x1, y1, w, c)
 		}
 	}
 	if sc.D == 1 {
 		x0, y0 := l.PadToScreen(-scene.QRange, 0)
 		x1, y1 := l.PadToScreen(scene.QRange, 0)
-		vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y1), float32(1.5*u), th.Axis, false)
+		r.flat.line(x0, y0, x1, y1, 1.5*u, th.Axis)
 	}
-	panelBox(screen, p, th, u)
+	panelBox(&r.flat, p, th, u)
 	q2 := 0.0
 	if sc.D == 2 {
 		q2 = sc.Q[1]
 	}
 	qx, qy := l.PadToScreen(sc.Q[0], q2)
 	rad := 8 * u
-	var b shapes
 	if r.dragging {
-		b.ring(qx, qy, rad+4*u, 2*u, th.Query)
+		r.smooth.ring(qx, qy, rad+4*u, 2*u, th.Query)
 	}
-	b.circle(qx, qy, rad, th.Query)
-	b.ring(qx, qy, rad, 1.5*u, th.Background)
-	b.flush(r, screen)
+	r.smooth.disc(qx, qy, rad, th.Query)
+	r.smooth.ring(qx, qy, rad, 1.5*u, th.Background)
 	axes := "drag the query: q₁ → (−6…6)"
 	if sc.D == 2 {
 		axes = "drag the query: q₁ →, q₂ ↑ (−6…6)"
 	}
 	if l.Narrow {
-		labelW(screen, a, "drag q", p.X, p.Y+p.H+3*u, muted(th))
+		labelW(&r.over, dst, a, "drag q", p.X, p.Y+p.H+3*u, muted(th))
 	} else {
-		labelW(screen, a, axes, p.X, p.Y-17*u, muted(th))
+		labelW(&r.over, dst, a, axes, p.X, p.Y-17*u, muted(th))
 	}
 }
 
@@ -459,49 +393,67 @@ func setName(s []int) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-func (r *atomsRenderer) drawFused(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+func (r *atomsRenderer) drawFused(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Fused
-	panelBox(screen, p, th, u)
+	panelBox(&r.flat, p, th, u)
 	title := fmt.Sprintf("one fused head: 2%s = %s atoms (1_S, 0, |S|), keys on {0,1}%s", sup(sc.D), fmtCount(sc.Count), sup(sc.D))
 	if p.W < 420*u {
 		title = fmt.Sprintf("fused: 2%s = %s atoms, keys on {0,1}%s", sup(sc.D), fmtCount(sc.Count), sup(sc.D))
 	}
-	labelW(screen, a, title, p.X+8*u, p.Y+5*u, th.Text)
+	labelW(&r.under, dst, a, title, p.X+8*u, p.Y+5*u, th.Text)
 	atoms, hist := l.FusedArea(sc.D)
 	if sc.Weights != nil {
 		if sc.D <= scene.AtomsCubeLimit {
-			r.drawCube(screen, a, sc, l, th)
+			r.drawCube(dst, a, sc, l, th)
 		} else {
-			r.drawGrid(screen, a, sc, l, th)
+			r.drawGrid(dst, a, sc, l, th)
 		}
-		r.drawHover(screen, a, sc, atoms, th, u)
+		r.drawHover(dst, a, sc, atoms, th, u)
 	}
-	r.drawHistogram(screen, a, sc, hist, th, u)
+	r.drawHistogram(dst, a, sc, hist, th, u)
 }
 
-func (r *atomsRenderer) drawCube(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+// drawCube draws the hypercube: its edges by head colour, then every
+// atom's ring, every atom's disc and the ring of the atom pointed at, all
+// anti-aliased over the labels.
+func (r *atomsRenderer) drawCube(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	pts, size := sc.AtomPoints(l)
 	d := sc.D
-	var b shapes
-	defer b.flush(r, screen)
-	for _, e := range scene.CubeEdges(sc.Keys, d) {
-		p0, p1 := pts[e[0]], pts[e[1]]
-		b.line(p0[0], p0[1], p1[0], p1[1], 2*u, withAlpha(th.HeadColor(e[2]), 0.55))
+	// The edges of one head's colour together, the colours in the order
+	// first met: parallel edges never overlap, and where two colours
+	// cross, the later colour lies on top.
+	edges := scene.CubeEdges(sc.Keys, d)
+	var order []int
+	for _, e := range edges {
+		if !slices.Contains(order, e[2]) {
+			order = append(order, e[2])
+		}
+	}
+	for _, h := range order {
+		for _, e := range edges {
+			if e[2] == h {
+				p0, p1 := pts[e[0]], pts[e[1]]
+				r.smooth.line(p0[0], p0[1], p1[0], p1[1], 2*u, withAlpha(th.HeadColor(e[2]), 0.55))
+			}
+		}
 	}
 	wmax := 0.0
 	for _, w := range sc.Weights {
 		wmax = math.Max(wmax, w)
 	}
+	for _, pt := range pts {
+		r.smooth.ring(pt[0], pt[1], size, u, withAlpha(th.Axis, 0.6))
+	}
 	for i, pt := range pts {
-		w := sc.Weights[i]
-		rr := size * math.Sqrt(w/wmax)
-		b.ring(pt[0], pt[1], size, u, withAlpha(th.Axis, 0.6))
-		b.circle(pt[0], pt[1], math.Max(rr, 1.5*u), withAlpha(th.Query, 0.9))
-		if i == r.hover {
-			b.ring(pt[0], pt[1], size+4*u, 2*u, th.Text)
-		}
+		rr := size * math.Sqrt(sc.Weights[i]/wmax)
+		r.smooth.disc(pt[0], pt[1], math.Max(rr, 1.5*u), withAlpha(th.Query, 0.9))
+	}
+	if i := r.hover; i >= 0 && i < len(pts) {
+		r.smooth.ring(pts[i][0], pts[i][1], size+4*u, 2*u, th.Text)
+	}
+	for i, pt := range pts {
 		// Labels where they fit: sets up to d = 3, bits for the tesseract
 		// on a large panel; the hover line names any atom.
 		lab := setName(sc.AtomSet(i))
@@ -511,14 +463,14 @@ func (r *atomsRenderer) drawCube(screen *ebiten.Image, a *app, sc *scene.Atoms, 
 				lab = sc.AtomBits(i)
 			}
 		}
-		labelW(screen, a, lab, pt[0]+size*0.75+2*u, pt[1]+size*0.45, muted(th))
+		labelW(&r.under, dst, a, lab, pt[0]+size*0.75+2*u, pt[1]+size*0.45, muted(th))
 		if d <= 2 {
-			labelW(screen, a, fmt.Sprintf("%.3f", w), pt[0]+size*0.75+2*u, pt[1]+size*0.45+14*u, th.Text)
+			labelW(&r.under, dst, a, fmt.Sprintf("%.3f", sc.Weights[i]), pt[0]+size*0.75+2*u, pt[1]+size*0.45+14*u, th.Text)
 		}
 	}
 }
 
-func (r *atomsRenderer) drawGrid(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+func (r *atomsRenderer) drawGrid(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	d := sc.D
 	area, _ := l.FusedArea(d)
@@ -532,10 +484,10 @@ func (r *atomsRenderer) drawGrid(screen *ebiten.Image, a *app, sc *scene.Atoms, 
 	for i, pt := range pts {
 		f := sc.Weights[i] / wmax
 		x, y := pt[0]-cell/2+gap/2, pt[1]-cell/2+gap/2
-		vector.DrawFilledRect(screen, float32(x), float32(y), float32(cell-gap), float32(cell-gap), withAlpha(th.Grid, 0.6), false)
-		vector.DrawFilledRect(screen, float32(x), float32(y), float32(cell-gap), float32(cell-gap), withAlpha(th.Query, 0.08+0.92*math.Sqrt(f)), false)
+		r.flat.rect(x, y, cell-gap, cell-gap, withAlpha(th.Grid, 0.6))
+		r.flat.rect(x, y, cell-gap, cell-gap, withAlpha(th.Query, 0.08+0.92*math.Sqrt(f)))
 		if i == r.hover {
-			vector.StrokeRect(screen, float32(x), float32(y), float32(cell-gap), float32(cell-gap), float32(2*u), th.Text, false)
+			r.flat.strokeRect(x, y, cell-gap, cell-gap, 2*u, th.Text)
 		}
 	}
 	// Row and column bit labels where they fit.
@@ -550,36 +502,37 @@ func (r *atomsRenderer) drawGrid(screen *ebiten.Image, a *app, sc *scene.Atoms, 
 	if cell >= 13*u {
 		for rr := 0; rr < rows; rr++ {
 			s := bits(rr, rb)
-			labelW(screen, a, s, g.X-textWidth(a, s)-3*u, g.Y+(float64(rr)+0.5)*cell-8*u, muted(th))
+			labelW(&r.under, dst, a, s, g.X-textWidth(a, s)-3*u, g.Y+(float64(rr)+0.5)*cell-8*u, muted(th))
 		}
 	}
 	cw := textWidth(a, bits(0, d-rb))
 	if cell >= cw+2*u {
 		for c := 0; c < cols; c++ {
-			labelW(screen, a, bits(c, d-rb), g.X+(float64(c)+0.5)*cell-cw/2, g.Y-16*u, muted(th))
+			labelW(&r.under, dst, a, bits(c, d-rb), g.X+(float64(c)+0.5)*cell-cw/2, g.Y-16*u, muted(th))
 		}
 	}
-	labelW(screen, a, fmt.Sprintf("rows: bits 1–%d, columns: bits %d–%d; shade = weight", rb, rb+1, d), area.X+8*u, area.Y+area.H-14*u, muted(th))
+	labelW(&r.under, dst, a, fmt.Sprintf("rows: bits 1–%d, columns: bits %d–%d; shade = weight", rb, rb+1, d), area.X+8*u, area.Y+area.H-14*u, muted(th))
 }
 
-func (r *atomsRenderer) drawHover(screen *ebiten.Image, a *app, sc *scene.Atoms, area scene.Rect, th scene.Theme, u float64) {
+func (r *atomsRenderer) drawHover(dst *ebiten.Image, a *app, sc *scene.Atoms, area scene.Rect, th scene.Theme, u float64) {
 	i := r.hover
 	if i < 0 || i >= len(sc.Weights) {
-		labelW(screen, a, "size of each atom = its attention weight; point at one", area.X+8*u, area.Y+2*u, muted(th))
+		labelW(&r.over, dst, a, "size of each atom = its attention weight; point at one", area.X+8*u, area.Y+2*u, muted(th))
 		return
 	}
 	s := sc.AtomSet(i)
-	labelW(screen, a, fmt.Sprintf("atom S = %s: key %s, value |S| = %d, weight %.6f", setName(s), sc.AtomBits(i), len(s), sc.Weights[i]), area.X+8*u, area.Y+2*u, th.Text)
+	labelW(&r.over, dst, a, fmt.Sprintf("atom S = %s: key %s, value |S| = %d, weight %.6f", setName(s), sc.AtomBits(i), len(s), sc.Weights[i]), area.X+8*u, area.Y+2*u, th.Text)
 }
 
-func (r *atomsRenderer) drawHistogram(screen *ebiten.Image, a *app, sc *scene.Atoms, hr scene.Rect, th scene.Theme, u float64) {
+func (r *atomsRenderer) drawHistogram(dst *ebiten.Image, a *app, sc *scene.Atoms, hr scene.Rect, th scene.Theme, u float64) {
 	if hr.H < 30*u {
 		return
 	}
+	t := &r.over
 	y := hr.Y + 2*u
 	if !sc.Built {
 		for _, line := range wrap(sc.Refused, int(hr.W/(6.6*u))) {
-			labelW(screen, a, line, hr.X+8*u, y, th.Query)
+			labelW(t, dst, a, line, hr.X+8*u, y, th.Query)
 			y += 15 * u
 		}
 		y += 4 * u
@@ -588,7 +541,7 @@ func (r *atomsRenderer) drawHistogram(screen *ebiten.Image, a *app, sc *scene.At
 	if hr.W < 420*u {
 		title = "mass by |S| (Poisson-binomial); mean = output"
 	}
-	labelW(screen, a, title, hr.X+8*u, y, th.Text)
+	labelW(t, dst, a, title, hr.X+8*u, y, th.Text)
 	plot := scene.Rect{X: hr.X + 12*u, Y: y + 34*u, W: hr.W - 24*u, H: hr.Y + hr.H - y - 54*u}
 	if plot.H < 10*u {
 		return
@@ -600,7 +553,7 @@ func (r *atomsRenderer) drawHistogram(screen *ebiten.Image, a *app, sc *scene.At
 	}
 	bw := plot.W / float64(d+1)
 	base := plot.Y + plot.H
-	vector.StrokeLine(screen, float32(plot.X), float32(base), float32(plot.X+plot.W), float32(base), float32(u), th.Axis, false)
+	r.flat.line(plot.X, base, plot.X+plot.W, base, u, th.Axis)
 	step := 1
 	for float64(step)*bw < 22*u {
 		step *= 2
@@ -611,37 +564,42 @@ func (r *atomsRenderer) drawHistogram(screen *ebiten.Image, a *app, sc *scene.At
 	for s, m := range sc.Mass {
 		h := plot.H * m / mmax
 		x := plot.X + float64(s)*bw
-		vector.DrawFilledRect(screen, float32(x+bw*0.1), float32(base-h), float32(bw*0.8), float32(h), withAlpha(th.Query, 0.85), false)
+		r.flat.rect(x+bw*0.1, base-h, bw*0.8, h, withAlpha(th.Query, 0.85))
 		if s%step == 0 {
 			lab := fmt.Sprint(s)
-			labelW(screen, a, lab, x+bw/2-textWidth(a, lab)/2, base+2*u, muted(th))
+			labelW(t, dst, a, lab, x+bw/2-textWidth(a, lab)/2, base+2*u, muted(th))
 		}
 	}
 	mx := plot.X + (sc.Split+0.5)*bw
-	vector.StrokeLine(screen, float32(mx), float32(plot.Y-4*u), float32(mx), float32(base), float32(1.5*u), th.Text, false)
+	r.flat.line(mx, plot.Y-4*u, mx, base, 1.5*u, th.Text)
 	lab := fmt.Sprintf("E|S| = %.3f", sc.Split)
 	lx := mx + 4*u
 	if lx+textWidth(a, lab) > plot.X+plot.W {
 		lx = mx - 4*u - textWidth(a, lab)
 	}
-	labelW(screen, a, lab, lx, plot.Y-6*u, th.Text)
+	labelW(t, dst, a, lab, lx, plot.Y-6*u, th.Text)
 }
 
 // ---- bottom: the explosion curve ----
 
-func (r *atomsRenderer) drawCurve(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+// drawCurve draws the explosion curve: the grid, the dashed build limit
+// and the current d crisp, under the curves and the current d's points.
+// (Each was drawn by itself over the curves before; they cross the curves
+// only under the points, and the build limit where the fused curve meets
+// it at d = 20.)
+func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Curve
 	if p.H < 60*u {
 		return
 	}
-	panelBox(screen, p, th, u)
+	panelBox(&r.flat, p, th, u)
 	ax := scene.NewCurveAxes(p, u)
 	pl := ax.Plot
 	// Beyond the build limit: counts only.
 	xl, _ := ax.Point(scene.AtomsBuildLimit, 0)
-	vector.DrawFilledRect(screen, float32(xl), float32(pl.Y), float32(pl.X+pl.W-xl), float32(pl.H), withAlpha(th.Grid, 0.45), false)
-	labelW(screen, a, "counts only (not built)", xl+6*u, pl.Y+2*u, muted(th))
+	r.flat.rect(xl, pl.Y, pl.X+pl.W-xl, pl.H, withAlpha(th.Grid, 0.45))
+	labelW(&r.under, dst, a, "counts only (not built)", xl+6*u, pl.Y+2*u, muted(th))
 	// Grid and ticks.
 	step := 3 // decades between labelled ticks, fewer on a short panel
 	for step < 18 && pl.H*float64(step)/scene.CurveDecades < 15*u {
@@ -650,23 +608,23 @@ func (r *atomsRenderer) drawCurve(screen *ebiten.Image, a *app, sc *scene.Atoms,
 	for e := 0; e <= scene.CurveDecades; e += step {
 		x0, y0 := ax.Point(1, float64(e))
 		x1, _ := ax.Point(scene.AtomsMaxWidth, float64(e))
-		vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y0), float32(u), th.Grid, false)
+		r.flat.line(x0, y0, x1, y0, u, th.Grid)
 		lab := "1"
 		if e > 0 {
 			lab = "10" + sup(e)
 		}
-		labelW(screen, a, lab, x0-textWidth(a, lab)-4*u, y0-8*u, muted(th))
+		labelW(&r.under, dst, a, lab, x0-textWidth(a, lab)-4*u, y0-8*u, muted(th))
 	}
 	for _, dd := range []int{1, 10, 20, 30, 40, 50, 60} {
 		x, y := ax.Point(float64(dd), 0)
-		vector.StrokeLine(screen, float32(x), float32(y), float32(x), float32(y+4*u), float32(u), th.Axis, false)
+		r.flat.line(x, y, x, y+4*u, u, th.Axis)
 		lab := fmt.Sprint(dd)
-		labelW(screen, a, lab, x-textWidth(a, lab)/2, y+5*u, muted(th))
+		labelW(&r.under, dst, a, lab, x-textWidth(a, lab)/2, y+5*u, muted(th))
 	}
 	x0, y0 := ax.Point(1, 0)
 	x1, _ := ax.Point(scene.AtomsMaxWidth, 0)
-	vector.StrokeLine(screen, float32(x0), float32(y0), float32(x1), float32(y0), float32(u), th.Axis, false)
-	labelW(screen, a, "d", x1+4*u, y0-8*u, muted(th))
+	r.flat.line(x0, y0, x1, y0, u, th.Axis)
+	labelW(&r.under, dst, a, "d", x1+4*u, y0-8*u, muted(th))
 	// The two curves.
 	terms, fused := th.HeadColor(0), th.HeadColor(5)
 	var tp, fp [][2]float64
@@ -676,70 +634,69 @@ func (r *atomsRenderer) drawCurve(screen *ebiten.Image, a *app, sc *scene.Atoms,
 		x, y = ax.Point(float64(dd), float64(dd)*math.Log10(2))
 		fp = append(fp, [2]float64{x, y})
 	}
-	r.strokePolyline(screen, tp, 2.5*u, terms)
-	r.strokePolyline(screen, fp, 2.5*u, fused)
+	r.smooth.polyline(tp, 2.5*u, terms)
+	r.smooth.polyline(fp, 2.5*u, fused)
 	// The build limit as a dashed level.
 	_, yl := ax.Point(1, scene.AtomsBuildLimit*math.Log10(2))
 	for x := pl.X; x < pl.X+pl.W; x += 10 * u {
-		vector.StrokeLine(screen, float32(x), float32(yl), float32(math.Min(x+5*u, pl.X+pl.W)), float32(yl), float32(u), th.Axis, false)
+		r.flat.line(x, yl, math.Min(x+5*u, pl.X+pl.W), yl, u, th.Axis)
 	}
-	labelW(screen, a, fmt.Sprintf("build limit 2%s", sup(scene.AtomsBuildLimit)), pl.X+4*u, yl-15*u, muted(th))
+	labelW(&r.under, dst, a, fmt.Sprintf("build limit 2%s", sup(scene.AtomsBuildLimit)), pl.X+4*u, yl-15*u, muted(th))
 	// The current d.
 	d := float64(sc.D)
 	xd, _ := ax.Point(d, 0)
-	vector.StrokeLine(screen, float32(xd), float32(pl.Y), float32(xd), float32(pl.Y+pl.H), float32(1.5*u), th.Text, false)
+	r.flat.line(xd, pl.Y, xd, pl.Y+pl.H, 1.5*u, th.Text)
 	_, yt := ax.Point(d, math.Log10(2*d))
 	_, yf := ax.Point(d, d*math.Log10(2))
-	var b shapes
-	b.circle(xd, yt, 5*u, terms)
-	b.circle(xd, yf, 5*u, fused)
-	b.flush(r, screen)
+	r.smooth.disc(xd, yt, 5*u, terms)
+	r.smooth.disc(xd, yf, 5*u, fused)
 	lt := fmt.Sprintf("2d = %d", 2*sc.D)
 	lf := fmt.Sprintf("2%s = %s", sup(sc.D), fmtCount(sc.Count))
 	lx := xd + 8*u
 	if lx+math.Max(textWidth(a, lf), textWidth(a, lt)) > pl.X+pl.W {
 		lx = xd - 8*u - math.Max(textWidth(a, lf), textWidth(a, lt))
 	}
-	labelW(screen, a, lt, lx, yt-2*u, terms)
-	labelW(screen, a, lf, lx, yf-16*u, fused)
+	t := &r.over
+	labelW(t, dst, a, lt, lx, yt-2*u, terms)
+	labelW(t, dst, a, lf, lx, yf-16*u, fused)
 	// Title and legend.
 	tx := p.X + 8*u
 	wide := p.W >= 460*u
 	if wide {
-		tx += labelW(screen, a, "the atom explosion: ", tx, p.Y+5*u, th.Text)
+		tx += labelW(t, dst, a, "the atom explosion: ", tx, p.Y+5*u, th.Text)
 	}
-	vector.StrokeLine(screen, float32(tx), float32(p.Y+13*u), float32(tx+16*u), float32(p.Y+13*u), float32(2.5*u), terms, false)
+	r.flat.line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, terms)
 	tx += 20 * u
 	if wide {
-		tx += labelW(screen, a, "head-atom terms 2d   ", tx, p.Y+5*u, th.Text)
+		tx += labelW(t, dst, a, "head-atom terms 2d   ", tx, p.Y+5*u, th.Text)
 	} else {
-		tx += labelW(screen, a, "terms 2d  ", tx, p.Y+5*u, th.Text)
+		tx += labelW(t, dst, a, "terms 2d  ", tx, p.Y+5*u, th.Text)
 	}
-	vector.StrokeLine(screen, float32(tx), float32(p.Y+13*u), float32(tx+16*u), float32(p.Y+13*u), float32(2.5*u), fused, false)
+	r.flat.line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, fused)
 	tx += 20 * u
 	if wide {
-		labelW(screen, a, "fused atoms 2^d (log scale)", tx, p.Y+5*u, th.Text)
+		labelW(t, dst, a, "fused atoms 2^d (log scale)", tx, p.Y+5*u, th.Text)
 	} else {
-		labelW(screen, a, "atoms 2^d (log)", tx, p.Y+5*u, th.Text)
+		labelW(t, dst, a, "atoms 2^d (log)", tx, p.Y+5*u, th.Text)
 	}
 }
 
 // ---- beside the curve: memory and measured cost ----
 
-func (r *atomsRenderer) drawCosts(screen *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
+func (r *atomsRenderer) drawCosts(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Costs
 	if p.H < 40*u {
 		return
 	}
-	panelBox(screen, p, th, u)
+	panelBox(&r.flat, p, th, u)
 	f := sc.Facts()
 	x, y := p.X+8*u, p.Y+5*u
 	line := func(s string, c color.RGBA) {
 		if y+14*u > p.Y+p.H {
 			return
 		}
-		labelW(screen, a, s, x, y, c)
+		labelW(&r.over, dst, a, s, x, y, c)
 		y += 16 * u
 	}
 	line("KV cache, float64 keys + values:", th.Text)
@@ -769,8 +726,8 @@ func (r *atomsRenderer) drawCosts(screen *ebiten.Image, a *app, sc *scene.Atoms,
 			line(fmt.Sprintf("Fewer atoms (experiment) %.0f%%", 100*pr), muted(th))
 			bw := p.W - 16*u
 			if y+8*u <= p.Y+p.H {
-				vector.DrawFilledRect(screen, float32(x), float32(y), float32(bw), float32(6*u), th.Grid, false)
-				vector.DrawFilledRect(screen, float32(x), float32(y), float32(bw*pr), float32(6*u), th.HeadColor(2), false)
+				r.flat.rect(x, y, bw, 6*u, th.Grid)
+				r.flat.rect(x, y, bw*pr, 6*u, th.HeadColor(2))
 			}
 		}
 	}

@@ -11,11 +11,20 @@ import (
 )
 
 // batch collects triangles of many shapes and draws them with one
-// DrawTriangles call. ebiten renders each anti-aliased vector call through
-// an offscreen buffer that is flushed whenever the next call differs, which
-// under software rendering (SwiftShader, headless Chromium) cost a whole
-// frame for a few hundred lines; one call per layer costs one flush.
+// DrawTriangles call (one more per maxVertices). ebiten renders each
+// anti-aliased vector call through an offscreen buffer that is flushed
+// whenever the next call differs, which under software rendering
+// (SwiftShader, headless Chromium) cost a whole frame for a few hundred
+// lines; one call per layer costs one flush. Colours are premultiplied
+// (color.RGBA), as vector's helpers take them.
 type batch struct {
+	vs []ebiten.Vertex
+	is []uint16
+	// full holds earlier parts that reached maxVertices, drawn first.
+	full []batchPart
+}
+
+type batchPart struct {
 	vs []ebiten.Vertex
 	is []uint16
 }
@@ -39,10 +48,11 @@ func (b *batch) vertex(x, y float64, c color.RGBA) uint16 {
 	return uint16(len(b.vs) - 1)
 }
 
-// room flushes the batch to dst when n more vertices would not fit.
-func (b *batch) room(dst *ebiten.Image, n int, aa bool) {
-	if len(b.vs)+n > maxVertices {
-		b.flush(dst, aa)
+// room starts a new part when n more vertices would not fit in this one.
+func (b *batch) room(n int) {
+	if len(b.vs)+n > maxVertices && len(b.vs) > 0 {
+		b.full = append(b.full, batchPart{b.vs, b.is})
+		b.vs, b.is = nil, nil
 	}
 }
 
@@ -54,6 +64,7 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 		return
 	}
 	nx, ny := -dy/l*w/2, dx/l*w/2
+	b.room(4)
 	i := b.vertex(x0+nx, y0+ny, c)
 	b.vertex(x1+nx, y1+ny, c)
 	b.vertex(x0-nx, y0-ny, c)
@@ -61,9 +72,14 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 	b.is = append(b.is, i, i+1, i+2, i+1, i+3, i+2)
 }
 
-// segments picks how many sides a circle of radius r pixels needs to look round.
+// segments picks how many sides a circle of radius r pixels needs to look
+// round: the polygon strays at most a tenth of a pixel from the circle.
 func segments(r float64) int {
-	return max(12, min(64, int(r*1.5)))
+	if r <= 0.2 {
+		return 12
+	}
+	n := math.Ceil(math.Pi / math.Acos(1-0.1/r))
+	return max(12, min(128, int(n)))
 }
 
 // disc adds a filled circle.
@@ -72,6 +88,7 @@ func (b *batch) disc(cx, cy, r float64, c color.RGBA) {
 		return
 	}
 	n := segments(r)
+	b.room(n + 1)
 	centre := b.vertex(cx, cy, c)
 	for k := 0; k < n; k++ {
 		a := 2 * math.Pi * float64(k) / float64(n)
@@ -88,6 +105,7 @@ func (b *batch) ring(cx, cy, r, w float64, c color.RGBA) {
 		return
 	}
 	n := segments(r)
+	b.room(2 * n)
 	first := uint16(len(b.vs))
 	for k := 0; k < n; k++ {
 		a := 2 * math.Pi * float64(k) / float64(n)
@@ -106,6 +124,7 @@ func (b *batch) rect(x, y, w, h float64, c color.RGBA) {
 	if w <= 0 || h <= 0 || c.A == 0 {
 		return
 	}
+	b.room(4)
 	i := b.vertex(x, y, c)
 	b.vertex(x+w, y, c)
 	b.vertex(x, y+h, c)
@@ -113,10 +132,169 @@ func (b *batch) rect(x, y, w, h float64, c color.RGBA) {
 	b.is = append(b.is, i, i+1, i+2, i+1, i+3, i+2)
 }
 
-// flush draws everything collected onto dst and empties the batch.
-func (b *batch) flush(dst *ebiten.Image, aa bool) {
-	if len(b.is) > 0 {
-		dst.DrawTriangles(b.vs, b.is, whitePixel, &ebiten.DrawTrianglesOptions{AntiAlias: aa})
+// strokeRect adds a rectangle's outline of width w centred on its edges,
+// as vector.StrokeRect draws it: four bars, the corners in the top and
+// bottom ones.
+func (b *batch) strokeRect(x, y, rw, rh, w float64, c color.RGBA) {
+	if rw < 0 {
+		x, rw = x+rw, -rw
 	}
-	b.vs, b.is = b.vs[:0], b.is[:0]
+	if rh < 0 {
+		y, rh = y+rh, -rh
+	}
+	h := w / 2
+	b.rect(x-h, y-h, rw+w, w, c)
+	b.rect(x-h, y+rh-h, rw+w, w, c)
+	b.rect(x-h, y+h, w, rh-w, c)
+	b.rect(x+rw-h, y+h, w, rh-w, c)
+}
+
+// polyline adds the line through pts, width w, with round joins: a bar
+// per segment and a disc at each inner point. Opaque colours only look
+// right (a translucent line would be darker where the pieces overlap).
+func (b *batch) polyline(pts [][2]float64, w float64, c color.RGBA) {
+	for k := 1; k < len(pts); k++ {
+		b.line(pts[k-1][0], pts[k-1][1], pts[k][0], pts[k][1], w, c)
+		if k < len(pts)-1 {
+			b.disc(pts[k][0], pts[k][1], w/2, c)
+		}
+	}
+}
+
+// dashed adds a dashed segment: dashes of length dash, gaps as long.
+func (b *batch) dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
+	l := math.Hypot(x1-x0, y1-y0)
+	if l < 1 || dash <= 0 {
+		return
+	}
+	dx, dy := (x1-x0)/l, (y1-y0)/l
+	for s := 0.0; s < l; s += 2 * dash {
+		e := math.Min(l, s+dash)
+		b.line(x0+dx*s, y0+dy*s, x0+dx*e, y0+dy*e, w, c)
+	}
+}
+
+// flush draws everything collected onto dst and empties the batch. The
+// colours are premultiplied, as vector's helpers take them.
+func (b *batch) flush(dst *ebiten.Image, aa bool) {
+	op := &ebiten.DrawTrianglesOptions{AntiAlias: aa, ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha}
+	for _, p := range b.full {
+		dst.DrawTriangles(p.vs, p.is, whitePixel, op)
+	}
+	if len(b.is) > 0 {
+		dst.DrawTriangles(b.vs, b.is, whitePixel, op)
+	}
+	b.vs, b.is, b.full = b.vs[:0], b.is[:0], nil
+}
+
+// appendClipped moves src's triangles into b, cut to the rectangle
+// [x0, x1]×[y0, y1]: the same pixels as drawing src onto that rectangle's
+// sub-image, but in b's call.
+func (b *batch) appendClipped(src *batch, x0, y0, x1, y1 float64) {
+	parts := append(src.full, batchPart{src.vs, src.is})
+	var poly, next [][2]float64
+	for _, p := range parts {
+		for t := 0; t+2 < len(p.is); t += 3 {
+			c := p.vs[p.is[t]]
+			poly = poly[:0]
+			for _, i := range p.is[t : t+3] {
+				poly = append(poly, [2]float64{float64(p.vs[i].DstX), float64(p.vs[i].DstY)})
+			}
+			// Sutherland–Hodgman against each edge of the rectangle.
+			for e := 0; e < 4 && len(poly) > 0; e++ {
+				inside := func(q [2]float64) bool {
+					switch e {
+					case 0:
+						return q[0] >= x0
+					case 1:
+						return q[0] <= x1
+					case 2:
+						return q[1] >= y0
+					}
+					return q[1] <= y1
+				}
+				cross := func(a, q [2]float64) [2]float64 {
+					var f float64
+					switch e {
+					case 0:
+						f = (x0 - a[0]) / (q[0] - a[0])
+					case 1:
+						f = (x1 - a[0]) / (q[0] - a[0])
+					case 2:
+						f = (y0 - a[1]) / (q[1] - a[1])
+					default:
+						f = (y1 - a[1]) / (q[1] - a[1])
+					}
+					return [2]float64{a[0] + f*(q[0]-a[0]), a[1] + f*(q[1]-a[1])}
+				}
+				next = next[:0]
+				for k, q := range poly {
+					a := poly[(k+len(poly)-1)%len(poly)]
+					switch {
+					case inside(q) && inside(a):
+						next = append(next, q)
+					case inside(q):
+						next = append(next, cross(a, q), q)
+					case inside(a):
+						next = append(next, cross(a, q))
+					}
+				}
+				poly, next = next, poly
+			}
+			if len(poly) < 3 {
+				continue
+			}
+			b.room(len(poly))
+			first := uint16(len(b.vs))
+			for _, q := range poly {
+				v := c
+				v.DstX, v.DstY = float32(q[0]), float32(q[1])
+				b.vs = append(b.vs, v)
+			}
+			for k := 1; k+1 < len(poly); k++ {
+				b.is = append(b.is, first, first+uint16(k), first+uint16(k+1))
+			}
+		}
+	}
+	src.vs, src.is, src.full = src.vs[:0], src.is[:0], nil
+}
+
+// texts collects labels to draw after the shapes under them, so that the
+// shapes go in one call; a label's image is looked up when drawn.
+type texts struct {
+	items []textItem
+}
+
+type textItem struct {
+	dst  *ebiten.Image
+	l    *labels
+	s    string
+	x, y float64
+	c    color.RGBA
+}
+
+// put adds s, to be drawn onto dst with its top-left at (x, y), and
+// returns its width.
+func (t *texts) put(dst *ebiten.Image, l *labels, s string, x, y float64, c color.RGBA) float64 {
+	img := l.get(s, c)
+	if img == nil {
+		return 0
+	}
+	t.items = append(t.items, textItem{dst, l, s, x, y, c})
+	return float64(img.Bounds().Dx())
+}
+
+// flush draws the labels in the order put and forgets them.
+func (t *texts) flush() {
+	for _, it := range t.items {
+		img := it.l.get(it.s, it.c)
+		if img == nil {
+			continue
+		}
+		op := &ebiten.DrawImageOptions{}
+		op.GeoM.Translate(math.Round(it.x), math.Round(it.y))
+		it.dst.DrawImage(img, op)
+	}
+	clear(t.items) // drop the images
+	t.items = t.items[:0]
 }

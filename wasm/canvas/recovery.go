@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"github.com/hajimehoshi/ebiten/v2/vector"
 	"golang.org/x/image/font"
 
 	"headlab/numerics/recovery"
@@ -24,19 +23,61 @@ import (
 // (recovered against true heads as heat maps, values on hover), the noise
 // sweep and the comparison of modes. The step and every control live in
 // the link; the pointer only hovers.
+//
+// A view collects its shapes and labels and draws them in a few calls
+// (see flush): ebiten renders every anti-aliased draw call through an
+// offscreen pass, which under software rendering cost a whole frame when
+// the view drew shape by shape.
 type recoveryRenderer struct {
 	title, text labels // larger type than the shared labels, for a lecture
 	u           float64
 	hoverX      float64
 	hoverY      float64
 	hovering    bool
+
+	// The result view's heat maps as last drawn, and the cell (with the
+	// pointer, which its tooltip follows) last drawn as hovered.
+	heat      scene.HeatLayout
+	heatShown bool
+	hovered   recHover
+
+	// What a view draws, in the order flush draws it. The clip batches
+	// gather the shapes of a plot or a table, which are cut to its
+	// rectangle when moved into flat and smooth.
+	flat, smooth, top    batch
+	clipFlat, clipSmooth batch
+	under, lab, topLab   texts
 }
 
-func (r *recoveryRenderer) reset(a *app) { r.hovering = false }
+// recHover is the heat-map cell under the pointer, if any, and where the
+// pointer is on it.
+type recHover struct {
+	h, side, i, j int
+	ok            bool
+	x, y          float64
+}
 
+func (r *recoveryRenderer) reset(a *app) {
+	r.hovering = false
+	r.heatShown = false
+	r.hovered = recHover{}
+}
+
+// pointer tracks the pointer for the result view's tooltip and asks for a
+// redraw only when the cell under it, or the tooltip's place, changes.
 func (r *recoveryRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.hoverX, r.hoverY = p.x, p.y
 	r.hovering = p.x > 0 && p.y > 0 && p.x < a.view.Width && p.y < a.view.Height
+	var now recHover
+	if r.heatShown && r.hovering {
+		if h, side, i, j, ok := r.heat.Hit(p.x, p.y); ok {
+			now = recHover{h, side, i, j, true, p.x, p.y}
+		}
+	}
+	if now != r.hovered {
+		r.hovered = now
+		a.redraw = true
+	}
 	return nil
 }
 
@@ -57,6 +98,8 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		return
 	}
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
+	r.heatShown = false
+	defer r.flush(screen)
 	switch sc.State.View {
 	case "result":
 		r.drawResult(screen, a, sc, full, th)
@@ -67,6 +110,29 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	default:
 		r.drawSteps(screen, a, sc, full, th)
 	}
+}
+
+// flush draws what the view collected: the crisp shapes; the labels that
+// lie under curves and points (inside a plot); the anti-aliased shapes, in
+// one call and so one offscreen pass; the other labels, over their shapes;
+// then what lies over everything (a plot's frame over its points, the
+// tooltip).
+func (r *recoveryRenderer) flush(screen *ebiten.Image) {
+	r.flat.flush(screen, false)
+	r.under.flush()
+	r.smooth.flush(screen, true)
+	r.lab.flush()
+	r.top.flush(screen, false)
+	r.topLab.flush()
+}
+
+// clipTo moves the shapes gathered in the clip batches into flat and
+// smooth, cut to rc as a sub-image of rc would cut them.
+func (r *recoveryRenderer) clipTo(rc scene.Rect) {
+	x0, y0 := math.Floor(rc.X), math.Floor(rc.Y)
+	x1, y1 := math.Ceil(rc.X+rc.W), math.Ceil(rc.Y+rc.H)
+	r.flat.appendClipped(&r.clipFlat, x0, y0, x1, y1)
+	r.smooth.appendClipped(&r.clipSmooth, x0, y0, x1, y1)
 }
 
 // ---- text ----
@@ -83,18 +149,6 @@ func recAccent(th scene.Theme) color.RGBA {
 		return color.RGBA{0x6c, 0xb8, 0xff, 0xff}
 	}
 	return color.RGBA{0x00, 0x62, 0xa3, 0xff}
-}
-
-// put draws s with its top-left at (x, y) and returns its width.
-func recPut(screen *ebiten.Image, l *labels, s string, x, y float64, c color.RGBA) float64 {
-	img := l.get(s, c)
-	if img == nil {
-		return 0
-	}
-	op := &ebiten.DrawImageOptions{}
-	op.GeoM.Translate(math.Round(x), math.Round(y))
-	screen.DrawImage(img, op)
-	return float64(img.Bounds().Dx())
 }
 
 func recWidth(l *labels, s string) float64 {
@@ -134,11 +188,12 @@ func recWrap(l *labels, s string, w float64) []string {
 	return lines
 }
 
-// recParagraph draws wrapped text and returns the y below it.
-func recParagraph(screen *ebiten.Image, l *labels, s string, x, y, w float64, c color.RGBA) float64 {
+// paragraph adds wrapped text, to be drawn onto dst, and returns the y
+// below it.
+func (r *recoveryRenderer) paragraph(dst *ebiten.Image, l *labels, s string, x, y, w float64, c color.RGBA) float64 {
 	lh := recHeight(l) * 1.1
 	for _, line := range recWrap(l, s, w) {
-		recPut(screen, l, line, x, y, c)
+		r.lab.put(dst, l, line, x, y, c)
 		y += lh
 	}
 	return y
@@ -146,18 +201,6 @@ func recParagraph(screen *ebiten.Image, l *labels, s string, x, y, w float64, c 
 
 func recClip(screen *ebiten.Image, rc scene.Rect) *ebiten.Image {
 	return screen.SubImage(image.Rect(int(rc.X), int(rc.Y), int(math.Ceil(rc.X+rc.W)), int(math.Ceil(rc.Y+rc.H)))).(*ebiten.Image)
-}
-
-func recDashed(screen *ebiten.Image, x0, y0, x1, y1, dash, w float64, c color.RGBA) {
-	l := math.Hypot(x1-x0, y1-y0)
-	if l < 1 {
-		return
-	}
-	dx, dy := (x1-x0)/l, (y1-y0)/l
-	for s := 0.0; s < l; s += 2 * dash {
-		e := math.Min(l, s+dash)
-		vector.StrokeLine(screen, float32(x0+dx*s), float32(y0+dy*s), float32(x0+dx*e), float32(y0+dy*e), float32(w), c, true)
-	}
 }
 
 func recMix(a, b color.RGBA, f float64) color.RGBA {
@@ -212,7 +255,7 @@ func (r *recoveryRenderer) drawSteps(screen *ebiten.Image, a *app, sc *scene.Rec
 	if sc.Computing() {
 		head = "Computing the run…"
 	}
-	hx := x + recPut(screen, &r.title, head, x, y, th.Text) + 16*u
+	hx := x + r.lab.put(screen, &r.title, head, x, y, th.Text) + 16*u
 	v, has := sc.View()
 	if has {
 		what := v.RF.Name() + "  ·  " + v.RF.Kind.String()
@@ -220,7 +263,7 @@ func (r *recoveryRenderer) drawSteps(screen *ebiten.Image, a *app, sc *scene.Rec
 			y += recHeight(&r.title)
 			hx = x
 		}
-		recPut(screen, &r.text, what, hx, y+(recHeight(&r.title)-recHeight(&r.text))/2, muted)
+		r.lab.put(screen, &r.text, what, hx, y+(recHeight(&r.title)-recHeight(&r.text))/2, muted)
 	}
 	y += recHeight(&r.title) + 6*u
 
@@ -276,21 +319,21 @@ func (r *recoveryRenderer) drawCounter(screen *ebiten.Image, sc *scene.Recovery,
 	steps := sc.Steps()
 	q := sc.Step()
 	line := fmt.Sprintf("queries %d of %d", q, steps)
-	lx := x + recPut(screen, &r.text, line, x, y, th.Text) + 18*u
+	lx := x + r.lab.put(screen, &r.text, line, x, y, th.Text) + 18*u
 	longest := fmt.Sprintf("longest query %d of 2H+1 = %d tokens", sc.MaxLength(), 2*H+1)
 	if lx+recWidth(&r.text, longest) > x+w {
 		y += recHeight(&r.text)
 		lx = x
 	}
-	recPut(screen, &r.text, longest, lx, y, muted)
+	r.lab.put(screen, &r.text, longest, lx, y, muted)
 	y += recHeight(&r.text) + 4*u
 
 	// The bar.
 	top := float64(max(bound, steps, econ)) * 1.02
 	bh := 12 * u
-	vector.DrawFilledRect(screen, float32(x), float32(y), float32(w), float32(bh), th.Grid, false)
+	r.flat.rect(x, y, w, bh, th.Grid)
 	fill := w * float64(q) / top
-	vector.DrawFilledRect(screen, float32(x), float32(y), float32(fill), float32(bh), recAccent(th), false)
+	r.flat.rect(x, y, fill, bh, recAccent(th))
 	marks := []struct {
 		n    int
 		name string
@@ -300,7 +343,7 @@ func (r *recoveryRenderer) drawCounter(screen *ebiten.Image, sc *scene.Recovery,
 	row := 0.0
 	for _, m := range marks {
 		mx := x + w*float64(m.n)/top
-		vector.StrokeLine(screen, float32(mx), float32(y-3*u), float32(mx), float32(y+bh+3*u), float32(2*u), th.Text, true)
+		r.smooth.line(mx, y-3*u, mx, y+bh+3*u, 2*u, th.Text)
 		tw := recWidth(&r.text, m.name)
 		tx := math.Min(math.Max(x, mx-tw/2), x+w-tw)
 		rowY := ty
@@ -310,7 +353,7 @@ func (r *recoveryRenderer) drawCounter(screen *ebiten.Image, sc *scene.Recovery,
 		} else {
 			row = 0
 		}
-		recPut(screen, &r.text, m.name, tx, rowY, muted)
+		r.lab.put(screen, &r.text, m.name, tx, rowY, muted)
 		lastEnd = tx + tw
 	}
 	return ty + (row+1)*recHeight(&r.text)
@@ -327,11 +370,11 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 		if sc.Computing() {
 			msg = "Running the whole schedule once; then every step is instant."
 		}
-		return recParagraph(screen, &r.text, msg, x, y+8*u, w, muted) + 8*u
+		return r.paragraph(screen, &r.text, msg, x, y+8*u, w, muted) + 8*u
 	}
 	tokens := v.N + 1
 	label := fmt.Sprintf("query %d:", sc.Step())
-	lw := recPut(screen, &r.text, label, x, y+(g-recHeight(&r.text))/2, muted) + 10*u
+	lw := r.lab.put(screen, &r.text, label, x, y+(g-recHeight(&r.text))/2, muted) + 10*u
 	ans := fmt.Sprintf("F(%d) = %s", v.N, recFmt(v.RF.F[v.Current]))
 	aw := recWidth(&r.title, ans) + 16*u
 	avail := w - lw - aw
@@ -345,20 +388,20 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 	gx := x + lw
 	tokCol := recMix(th.Background, th.Token, 0.75)
 	for i := 0; i < v.N; i++ {
-		vector.DrawFilledRect(screen, float32(gx), float32(y), float32(g), float32(g), tokCol, true)
+		r.smooth.rect(gx, y, g, g, tokCol)
 		if g >= 18*u {
 			tw := recWidth(&r.text, "a")
-			recPut(screen, &r.text, "a", gx+(g-tw)/2, y+(g-recHeight(&r.text))/2, th.Background)
+			r.lab.put(screen, &r.text, "a", gx+(g-tw)/2, y+(g-recHeight(&r.text))/2, th.Background)
 		}
 		gx += g + gap
 	}
-	vector.DrawFilledCircle(screen, float32(gx+g/2), float32(y+g/2), float32(g/2), th.Query, true)
+	r.smooth.disc(gx+g/2, y+g/2, g/2, th.Query)
 	if g >= 18*u {
 		tw := recWidth(&r.text, "z")
-		recPut(screen, &r.text, "z", gx+(g-tw)/2, y+(g-recHeight(&r.text))/2, th.Background)
+		r.lab.put(screen, &r.text, "z", gx+(g-tw)/2, y+(g-recHeight(&r.text))/2, th.Background)
 	}
 	gx += g + 14*u
-	recPut(screen, &r.title, ans, gx, y+(g-recHeight(&r.title))/2, th.Text)
+	r.lab.put(screen, &r.title, ans, gx, y+(g-recHeight(&r.title))/2, th.Text)
 	y += g + 4*u
 	desc := fmt.Sprintf("%d copies of a, then z (%d tokens)", v.N, tokens)
 	if v.N == 1 {
@@ -368,7 +411,7 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 		desc = "z alone (1 token)"
 	}
 	desc += fmt.Sprintf(" · sample %d of %d of %s", v.Taken, len(v.RF.N), v.RF.Name())
-	return recParagraph(screen, &r.text, desc, x+lw, y, w-lw, muted)
+	return r.paragraph(screen, &r.text, desc, x+lw, y, w-lw, muted)
 }
 
 // drawPlot draws the samples (n, F(n)) taken so far and, once every sample
@@ -379,22 +422,23 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	u := r.u
 	muted := recMuted(th)
 	if !has {
-		vector.StrokeRect(screen, float32(plot.X), float32(plot.Y), float32(plot.W), float32(plot.H), float32(u), th.Grid, true)
+		r.smooth.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Grid)
 		msg := "The samples (n, F(n)) of each rational function appear here, one per step, and its fit with the poles −ρ_h once all are in."
 		if sc.Computing() {
 			msg = fmt.Sprintf("Computing %d queries and their fits…", sc.Steps())
 		}
 		yy := plot.Y + plot.H/2 - recHeight(&r.text)
-		recParagraph(screen, &r.text, msg, plot.X+24*u, yy, plot.W-48*u, muted)
+		r.paragraph(screen, &r.text, msg, plot.X+24*u, yy, plot.W-48*u, muted)
 		return
 	}
 	rf := v.RF
 	ax := sc.PlotRange(v.Index, plot)
 	clip := recClip(screen, plot)
+	defer r.clipTo(plot)
 	// n < 0 holds no query: shade it, the poles live there.
 	x0, _ := ax.ToScreen(ax.X0, 0)
 	xz, _ := ax.ToScreen(0, 0)
-	vector.DrawFilledRect(clip, float32(x0), float32(plot.Y), float32(xz-x0), float32(plot.H), recMix(th.Background, th.Grid, 0.45), false)
+	r.clipFlat.rect(x0, plot.Y, xz-x0, plot.H, recMix(th.Background, th.Grid, 0.45))
 	// Grid and axes.
 	for _, n := range ax.NTicks() {
 		px, _ := ax.ToScreen(n, 0)
@@ -402,9 +446,9 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		if n == 0 {
 			c = th.Axis
 		}
-		vector.StrokeLine(clip, float32(px), float32(plot.Y), float32(px), float32(plot.Y+plot.H), float32(u), c, false)
+		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, c)
 		s := recTick(n)
-		recPut(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+		r.lab.put(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
 	}
 	for _, yv := range ax.YTicks(5) {
 		_, py := ax.ToScreen(0, yv)
@@ -412,25 +456,26 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		if yv == 0 {
 			c = th.Axis
 		}
-		vector.StrokeLine(clip, float32(plot.X), float32(py), float32(plot.X+plot.W), float32(py), float32(u), c, false)
+		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, c)
 		s := recTick(yv)
-		recPut(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
+		r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
 	}
-	vector.StrokeRect(screen, float32(plot.X), float32(plot.Y), float32(plot.W), float32(plot.H), float32(u), th.Axis, false)
+	r.clipTo(plot) // the shading and the grid under the frame
+	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	axisName := "n (copies of a)"
 	if ax.Log {
 		axisName += ", scale sign(n)·log(1+|n|)"
 	}
-	recPut(clip, &r.text, "n < 0: no queries here; the poles −ρ lie here", plot.X+6*u, plot.Y+4*u, muted)
-	recPut(screen, &r.text, axisName, plot.X+plot.W-recWidth(&r.text, axisName), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
+	r.under.put(clip, &r.text, "n < 0: no queries here; the poles −ρ lie here", plot.X+6*u, plot.Y+4*u, muted)
+	r.lab.put(screen, &r.text, axisName, plot.X+plot.W-recWidth(&r.text, axisName), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
 
 	if v.Fitted {
 		fit := rf.Fit
 		// The constant C = lim F, dotted.
 		if finite(fit.C) {
 			_, py := ax.ToScreen(0, fit.C)
-			recDashed(clip, plot.X, py, plot.X+plot.W, py, 3*u, u, muted)
-			recPut(clip, &r.text, "C", plot.X+plot.W-recWidth(&r.text, "C")-4*u, py-recHeight(&r.text), muted)
+			r.clipSmooth.dashed(plot.X, py, plot.X+plot.W, py, 3*u, u, muted)
+			r.under.put(clip, &r.text, "C", plot.X+plot.W-recWidth(&r.text, "C")-4*u, py-recHeight(&r.text), muted)
 		}
 		// Asymptotes at −ρ_h, coloured by head.
 		for b, rho := range fit.Poles {
@@ -444,16 +489,16 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 				c, name = th.HeadColor(h), fmt.Sprintf("head %d", h+1)
 			}
 			px, _ := ax.ToScreen(-rho, 0)
-			recDashed(clip, px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
+			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
 			ly := plot.Y + 6*u + recHeight(&r.text)*float64(2+b%3)
 			lbl := name
 			if px+6*u+recWidth(&r.text, lbl) > plot.X+plot.W {
-				recPut(clip, &r.text, lbl, px-6*u-recWidth(&r.text, lbl), ly, c)
+				r.under.put(clip, &r.text, lbl, px-6*u-recWidth(&r.text, lbl), ly, c)
 			} else {
-				recPut(clip, &r.text, lbl, px+6*u, ly, c)
+				r.under.put(clip, &r.text, lbl, px+6*u, ly, c)
 			}
 			rl := "−ρ = " + recFmt(-rho)
-			recPut(clip, &r.text, rl, px+6*u, plot.Y+plot.H-recHeight(&r.text)*float64(1+b%3)-4*u, c)
+			r.under.put(clip, &r.text, rl, px+6*u, plot.Y+plot.H-recHeight(&r.text)*float64(1+b%3)-4*u, c)
 		}
 		// The curve, broken at the poles.
 		span := ax.Y1 - ax.Y0
@@ -465,25 +510,25 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 			_, py := ax.ToScreen(n, y)
 			ok := finite(y) && y > ax.Y0-3*span && y < ax.Y1+3*span
 			if ok && ok0 && !poleBetween(fit.Poles, n0, n) {
-				vector.StrokeLine(clip, float32(px0), float32(py0), float32(px), float32(py), float32(3*u), recAccent(th), true)
+				r.clipSmooth.line(px0, py0, px, py, 3*u, recAccent(th))
 			}
 			px0, py0, n0, ok0 = px, py, n, ok
 		}
 	} else {
 		need := len(rf.N) - v.Taken
 		msg := fmt.Sprintf("fit once all %d samples are in: %d more", len(rf.N), need)
-		recPut(clip, &r.text, msg, plot.X+plot.W-recWidth(&r.text, msg)-8*u, plot.Y+4*u, muted)
+		r.under.put(clip, &r.text, msg, plot.X+plot.W-recWidth(&r.text, msg)-8*u, plot.Y+4*u, muted)
 	}
 	// The samples taken so far; the current one ringed.
 	for i := 0; i < v.Taken; i++ {
 		px, py := ax.ToScreen(rf.N[i], rf.F[i])
 		if i == v.Current {
-			vector.DrawFilledCircle(clip, float32(px), float32(py), float32(8*u), th.Query, true)
-			vector.StrokeCircle(clip, float32(px), float32(py), float32(13*u), float32(2*u), th.Query, true)
+			r.clipSmooth.disc(px, py, 8*u, th.Query)
+			r.clipSmooth.ring(px, py, 13*u, 2*u, th.Query)
 			continue
 		}
-		vector.DrawFilledCircle(clip, float32(px), float32(py), float32(6*u), th.Text, true)
-		vector.StrokeCircle(clip, float32(px), float32(py), float32(6*u), float32(1.5*u), th.Background, true)
+		r.clipSmooth.disc(px, py, 6*u, th.Text)
+		r.clipSmooth.ring(px, py, 6*u, 1.5*u, th.Background)
 	}
 }
 
@@ -507,6 +552,7 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 	u := r.u
 	muted := recMuted(th)
 	clip := recClip(screen, rc)
+	defer r.clipTo(rc)
 	x, y := rc.X, rc.Y
 	lh := recHeight(&r.text) * 1.08
 	if !has {
@@ -519,12 +565,12 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 			known = "C = V·a is known from earlier functions: 2H samples, n = 1…2H."
 		}
 		if rc.W > 200*u {
-			recParagraph(clip, &r.text, known, x, y, rc.W, muted)
+			r.paragraph(clip, &r.text, known, x, y, rc.W, muted)
 		}
 		return
 	}
 	if rf.Kind == recovery.Measurement {
-		y = recParagraph(clip, &r.text, fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
+		y = r.paragraph(clip, &r.text, fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
 			rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1), x, y, rc.W, muted) + 4*u
 		for b := range rf.P {
 			h := -1
@@ -536,26 +582,26 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 			if h >= 0 {
 				c, name = th.HeadColor(h), fmt.Sprintf("head %d", h+1)
 			}
-			vector.DrawFilledRect(clip, float32(x), float32(y+lh*0.25), float32(10*u), float32(10*u), c, false)
+			r.clipFlat.rect(x, y+lh*0.25, 10*u, 10*u, c)
 			rv := math.NaN()
 			if b < len(rf.R) {
 				rv = rf.R[b]
 			}
-			recPut(clip, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, recFmt(rf.P[b]), recFmt(rv)), x+16*u, y, th.Text)
+			r.lab.put(clip, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, recFmt(rf.P[b]), recFmt(rv)), x+16*u, y, th.Text)
 			y += lh
 		}
-		recPut(clip, &r.text, fmt.Sprintf("fit condition number %s", recSci(rf.Fit.Cond)), x, y+4*u, muted)
+		r.lab.put(clip, &r.text, fmt.Sprintf("fit condition number %s", recSci(rf.Fit.Cond)), x, y+4*u, muted)
 		return
 	}
-	y = recParagraph(clip, &r.text, "Link: each pole's p is the sum of the linked measurements' p of one head, and its r their r — that pairs the poles.", x, y, rc.W, muted) + 4*u
+	y = r.paragraph(clip, &r.text, "Link: each pole's p is the sum of the linked measurements' p of one head, and its r their r — that pairs the poles.", x, y, rc.W, muted) + 4*u
 	for _, row := range sc.LinkRows(v.Index) {
 		c := muted
 		name := "—"
 		if row.Head >= 0 {
 			c, name = th.HeadColor(row.Head), fmt.Sprintf("head %d", row.Head+1)
 		}
-		vector.DrawFilledRect(clip, float32(x), float32(y+lh*0.25), float32(10*u), float32(10*u), c, false)
-		recPut(clip, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, recFmt(row.P), recFmt(row.R)), x+16*u, y, th.Text)
+		r.clipFlat.rect(x, y+lh*0.25, 10*u, 10*u, c)
+		r.lab.put(clip, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, recFmt(row.P), recFmt(row.R)), x+16*u, y, th.Text)
 		y += lh
 		var parts []string
 		for _, t := range row.Terms {
@@ -565,7 +611,7 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 		for i, t := range row.Terms {
 			names[i] = t.Name
 		}
-		recPut(clip, &r.text, fmt.Sprintf("= p(%s) = %s", strings.Join(names, ")+p("), strings.Join(parts, " + ")), x+16*u, y, muted)
+		r.lab.put(clip, &r.text, fmt.Sprintf("= p(%s) = %s", strings.Join(names, ")+p("), strings.Join(parts, " + ")), x+16*u, y, muted)
 		y += lh
 	}
 }
@@ -577,10 +623,10 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	pad := 16 * u
 	x, y, w := pad, pad, full.W-2*pad
 	muted := recMuted(th)
-	recPut(screen, &r.title, "Recovered against true canonical heads", x, y, th.Text)
+	r.lab.put(screen, &r.title, "Recovered against true canonical heads", x, y, th.Text)
 	y += recHeight(&r.title) + 4*u
 	if sc.Computing() {
-		recParagraph(screen, &r.text, fmt.Sprintf("Computing the run of %d queries…", sc.Steps()), x, y, w, muted)
+		r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run of %d queries…", sc.Steps()), x, y, w, muted)
 		return
 	}
 	res := sc.Result
@@ -596,18 +642,18 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 				reason += ": " + sc.Fault.Err.Error()
 			}
 		}
-		y = recParagraph(screen, &r.title, "This run could not be resolved in float64, so no numbers are shown.", x, y+8*u, w, th.Query) + 8*u
-		y = recParagraph(screen, &r.text, "Where: "+where+".", x, y, w, th.Text) + 4*u
-		y = recParagraph(screen, &r.text, "Why: "+reason+".", x, y, w, th.Text) + 8*u
-		recParagraph(screen, &r.text, "Try another seed, a smaller H, less noise, or paper mode; the step view shows the function at fault.", x, y, w, muted)
+		y = r.paragraph(screen, &r.title, "This run could not be resolved in float64, so no numbers are shown.", x, y+8*u, w, th.Query) + 8*u
+		y = r.paragraph(screen, &r.text, "Where: "+where+".", x, y, w, th.Text) + 4*u
+		y = r.paragraph(screen, &r.text, "Why: "+reason+".", x, y, w, th.Text) + 8*u
+		r.paragraph(screen, &r.text, "Try another seed, a smaller H, less noise, or paper mode; the step view shows the function at fault.", x, y, w, muted)
 		return
 	}
 	sum := fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
 		res.Queries, sc.Bound(), res.MaxLength, recSci(sc.Error), recFmt(res.Residual), recSci(res.Estimate), recSci(res.Cond))
-	y = recParagraph(screen, &r.text, sum, x, y, w, muted) + 6*u
+	y = r.paragraph(screen, &r.text, sum, x, y, w, muted) + 6*u
 	pair, errs := sc.Pairing()
 	if pair == nil {
-		recParagraph(screen, &r.text, fmt.Sprintf("The run found %d heads; the true layer has %d canonical heads.", len(res.Layer), len(sc.Canonical)), x, y, w, th.Query)
+		r.paragraph(screen, &r.text, fmt.Sprintf("The run found %d heads; the true layer has %d canonical heads.", len(res.Layer), len(sc.Canonical)), x, y, w, th.Query)
 		return
 	}
 	// Column titles.
@@ -617,16 +663,17 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	if len(l.W) == 0 {
 		return
 	}
-	recPut(screen, &r.text, "true (canonical)", l.W[0][0][0], y, th.Text)
-	recPut(screen, &r.text, "recovered", l.W[0][1][0], y, th.Text)
+	r.heat, r.heatShown = l, true
+	r.lab.put(screen, &r.text, "true (canonical)", l.W[0][0][0], y, th.Text)
+	r.lab.put(screen, &r.text, "recovered", l.W[0][1][0], y, th.Text)
 	ws, vs := scene.HeadScale(sc.Canonical)
 	for h := range sc.Canonical {
 		c := th.HeadColor(h)
 		oy := l.W[h][0][1]
-		vector.DrawFilledRect(screen, float32(x), float32(oy+2*u), float32(12*u), float32(12*u), c, false)
-		recPut(screen, &r.text, fmt.Sprintf("head %d", h+1), x+16*u, oy, th.Text)
-		recPut(screen, &r.text, "W", x+16*u, oy+recHeight(&r.text), muted)
-		recPut(screen, &r.text, "v", x+16*u, l.VY(h), muted)
+		r.flat.rect(x, oy+2*u, 12*u, 12*u, c)
+		r.lab.put(screen, &r.text, fmt.Sprintf("head %d", h+1), x+16*u, oy, th.Text)
+		r.lab.put(screen, &r.text, "W", x+16*u, oy+recHeight(&r.text), muted)
+		r.lab.put(screen, &r.text, "v", x+16*u, l.VY(h), muted)
 		for side := 0; side < 2; side++ {
 			layer, hh := sc.Canonical, h
 			if side == 1 {
@@ -640,17 +687,17 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 					if i == d {
 						scale, cy = vs, l.VY(h)
 					}
-					vector.DrawFilledRect(screen, float32(ox+float64(j)*l.Cell), float32(cy), float32(l.Cell-math.Min(2*u, l.Cell/8)), float32(l.Cell-math.Min(2*u, l.Cell/8)), heatColor(th, val, scale), false)
+					r.flat.rect(ox+float64(j)*l.Cell, cy, l.Cell-math.Min(2*u, l.Cell/8), l.Cell-math.Min(2*u, l.Cell/8), heatColor(th, val, scale))
 					if l.Cell >= 40*u {
 						s := fmt.Sprintf("%.2f", val)
-						recPut(screen, &a.gfx.labels, s, ox+float64(j)*l.Cell+3*u, cy+3*u, th.Text)
+						r.lab.put(screen, &a.gfx.labels, s, ox+float64(j)*l.Cell+3*u, cy+3*u, th.Text)
 					}
 				}
 			}
 		}
 		ex := l.W[h][1][0] + float64(d)*l.Cell + 14*u
-		recPut(screen, &r.text, "error", ex, oy, muted)
-		recPut(screen, &r.text, recSci(errs[h]), ex, oy+recHeight(&r.text), th.Text)
+		r.lab.put(screen, &r.text, "error", ex, oy, muted)
+		r.lab.put(screen, &r.text, recSci(errs[h]), ex, oy+recHeight(&r.text), th.Text)
 	}
 	// The value under the pointer.
 	if r.hovering {
@@ -660,7 +707,7 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 				cy = l.VY(h)
 			}
 			cx := l.W[h][side][0] + float64(j)*l.Cell
-			vector.StrokeRect(screen, float32(cx), float32(cy), float32(l.Cell), float32(l.Cell), float32(2*u), th.Text, false)
+			r.top.strokeRect(cx, cy, l.Cell, l.Cell, 2*u, th.Text)
 			tv := scene.HeadValue(sc.Canonical, h, i, j)
 			rv := scene.HeadValue(res.Layer, pair[h], i, j)
 			name := fmt.Sprintf("W[%d,%d]", i+1, j+1)
@@ -671,12 +718,12 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 			tw := recWidth(&r.text, tip) + 12*u
 			tx := math.Min(r.hoverX+14*u, full.W-tw-4*u)
 			ty := math.Min(r.hoverY+18*u, full.H-recHeight(&r.text)-10*u)
-			vector.DrawFilledRect(screen, float32(tx), float32(ty), float32(tw), float32(recHeight(&r.text)+8*u), th.Background, false)
-			vector.StrokeRect(screen, float32(tx), float32(ty), float32(tw), float32(recHeight(&r.text)+8*u), float32(u), th.Axis, false)
-			recPut(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
+			r.top.rect(tx, ty, tw, recHeight(&r.text)+8*u, th.Background)
+			r.top.strokeRect(tx, ty, tw, recHeight(&r.text)+8*u, u, th.Axis)
+			r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
 		}
 	}
-	recPut(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-recHeight(&r.text), muted)
+	r.topLab.put(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-recHeight(&r.text), muted)
 }
 
 func heatColor(th scene.Theme, x, scale float64) color.RGBA {
@@ -698,21 +745,21 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	pad := 16 * u
 	x, y, w := pad, pad, full.W-2*pad
 	muted := recMuted(th)
-	recPut(screen, &r.title, "Noise sweep: parameter error against the oracle's accuracy ε", x, y, th.Text)
+	r.lab.put(screen, &r.title, "Noise sweep: parameter error against the oracle's accuracy ε", x, y, th.Text)
 	y += recHeight(&r.title) + 4*u
 	st := sc.Sweep()
 	if st.Refused != "" {
-		recParagraph(screen, &r.text, st.Refused, x, y+8*u, w, th.Query)
+		r.paragraph(screen, &r.text, st.Refused, x, y+8*u, w, th.Query)
 		return
 	}
 	line := fmt.Sprintf("H = %d, d = %d, %s mode; %d seeds per ε, from seed %d.", max(sc.State.H, sc.State.H0), sc.State.D, sc.State.Mode, scene.SweepSeeds, sc.State.Seed)
 	if !st.Done {
 		line = fmt.Sprintf("Computing… %d%%  ", int(100*st.Progress)) + line
 	}
-	y = recParagraph(screen, &r.text, line, x, y, w, muted)
+	y = r.paragraph(screen, &r.text, line, x, y, w, muted)
 	// Progress bar.
-	vector.DrawFilledRect(screen, float32(x), float32(y+2*u), float32(w), float32(6*u), th.Grid, false)
-	vector.DrawFilledRect(screen, float32(x), float32(y+2*u), float32(w*st.Progress), float32(6*u), recAccent(th), false)
+	r.flat.rect(x, y+2*u, w, 6*u, th.Grid)
+	r.flat.rect(x, y+2*u, w*st.Progress, 6*u, recAccent(th))
 	y += 16 * u
 	// Statement of the largest H.
 	var stmt string
@@ -733,39 +780,41 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	bottom := recHeight(&r.text)*3 + pad
 	left := 64 * u
 	plot := scene.Rect{X: x + left, Y: y, W: w - left - 8*u, H: full.H - y - bottom - 30*u}
-	recParagraph(screen, &r.title, stmt, x, full.H-bottom+6*u, w, th.Text)
+	r.paragraph(screen, &r.title, stmt, x, full.H-bottom+6*u, w, th.Text)
 	// Log–log axes: ε 1e−15…1e−3, error 1e−17…1.
 	const ex0, ex1, ey0, ey1 = -15.0, -3.0, -17.0, 0.5
 	tx := func(e float64) float64 { return plot.X + (math.Log10(e)-ex0)/(ex1-ex0)*plot.W }
 	ty := func(e float64) float64 { return plot.Y + (ey1-math.Log10(e))/(ey1-ey0)*plot.H }
 	clip := recClip(screen, plot)
+	defer r.clipTo(plot)
 	for k := int(ex0); k <= int(ex1); k++ {
 		px := tx(math.Pow(10, float64(k)))
-		vector.StrokeLine(clip, float32(px), float32(plot.Y), float32(px), float32(plot.Y+plot.H), float32(u), th.Grid, false)
+		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, th.Grid)
 		if k%2 == 1 || k == int(ex1) {
 			s := fmt.Sprintf("1e%d", k)
-			recPut(screen, &r.text, strings.Replace(s, "-", "−", 1), px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+			r.lab.put(screen, &r.text, strings.Replace(s, "-", "−", 1), px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
 		}
 	}
 	for k := int(ey0); k <= 0; k++ {
 		py := ty(math.Pow(10, float64(k)))
-		vector.StrokeLine(clip, float32(plot.X), float32(py), float32(plot.X+plot.W), float32(py), float32(u), th.Grid, false)
+		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, th.Grid)
 		if k%2 == 0 {
 			s := strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1)
-			recPut(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
+			r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
 		}
 	}
-	vector.StrokeRect(screen, float32(plot.X), float32(plot.Y), float32(plot.W), float32(plot.H), float32(u), th.Axis, false)
+	r.clipTo(plot) // the grid under the frame
+	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	xl := "oracle accuracy ε (log)"
-	recPut(screen, &r.text, xl, plot.X+plot.W-recWidth(&r.text, xl), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
-	recPut(clip, &r.text, "largest relative error of W_h, v_h (log)", plot.X+6*u, plot.Y+4*u, muted)
+	r.lab.put(screen, &r.text, xl, plot.X+plot.W-recWidth(&r.text, xl), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
+	r.under.put(clip, &r.text, "largest relative error of W_h, v_h (log)", plot.X+6*u, plot.Y+4*u, muted)
 	// Slope-1 reference through the first median.
 	for _, p := range st.Points {
 		if finite(p.Median) && p.Median > 0 {
 			k := p.Median / p.Eps
-			recDashed(clip, tx(1e-15), ty(k*1e-15), tx(1e-3), ty(k*1e-3), 6*u, 2*u, muted)
+			r.clipSmooth.dashed(tx(1e-15), ty(k*1e-15), tx(1e-3), ty(k*1e-3), 6*u, 2*u, muted)
 			lx, ly := tx(1e-5), ty(k*1e-5)
-			recPut(clip, &r.text, "slope 1", lx+6*u, ly+4*u, muted)
+			r.under.put(clip, &r.text, "slope 1", lx+6*u, ly+4*u, muted)
 			break
 		}
 	}
@@ -780,27 +829,27 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 			off := (float64(k) - float64(scene.SweepSeeds-1)/2) * 3 * u
 			if !finite(e) {
 				cy := plot.Y + 14*u + float64(fails)*7*u
-				vector.StrokeLine(clip, float32(px-4*u), float32(cy-4*u), float32(px+4*u), float32(cy+4*u), float32(2*u), th.Query, true)
-				vector.StrokeLine(clip, float32(px-4*u), float32(cy+4*u), float32(px+4*u), float32(cy-4*u), float32(2*u), th.Query, true)
+				r.clipSmooth.line(px-4*u, cy-4*u, px+4*u, cy+4*u, 2*u, th.Query)
+				r.clipSmooth.line(px-4*u, cy+4*u, px+4*u, cy-4*u, 2*u, th.Query)
 				fails++
 				continue
 			}
 			e = math.Max(e, 1e-17)
-			vector.DrawFilledCircle(clip, float32(px+off), float32(ty(e)), float32(3.5*u), dot, true)
+			r.clipSmooth.disc(px+off, ty(e), 3.5*u, dot)
 		}
 		if finite(p.Median) {
 			py := ty(math.Max(p.Median, 1e-17))
 			if have {
-				vector.StrokeLine(clip, float32(mx0), float32(my0), float32(px), float32(py), float32(3*u), recAccent(th), true)
+				r.clipSmooth.line(mx0, my0, px, py, 3*u, recAccent(th))
 			}
-			vector.DrawFilledCircle(clip, float32(px), float32(py), float32(6*u), recAccent(th), true)
+			r.clipSmooth.disc(px, py, 6*u, recAccent(th))
 			mx0, my0, have = px, py, true
 		} else {
 			have = false
 		}
 	}
 	legend := "● median   · one seed   × run not resolved"
-	recPut(screen, &r.text, legend, plot.X+plot.W-recWidth(&r.text, legend)-6*u, plot.Y+plot.H-recHeight(&r.text)-6*u, muted)
+	r.topLab.put(screen, &r.text, legend, plot.X+plot.W-recWidth(&r.text, legend)-6*u, plot.Y+plot.H-recHeight(&r.text)-6*u, muted)
 }
 
 // ---- modes compared ----
@@ -811,7 +860,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	x, y, w := pad, pad, full.W-2*pad
 	muted := recMuted(th)
 	H, d := sc.Heads(), sc.State.D
-	recPut(screen, &r.title, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), x, y, th.Text)
+	r.lab.put(screen, &r.title, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), x, y, th.Text)
 	y += recHeight(&r.title) + 10*u
 	paper, econ, info := recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d)
 	rows := []struct {
@@ -830,7 +879,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 			c    color.RGBA
 		}{fmt.Sprintf("this run (%s mode)", sc.State.Mode), sc.Steps(), th.Text})
 	}
-	recPut(screen, &r.text, fmt.Sprintf("at d = %d", d), x, y, muted)
+	r.lab.put(screen, &r.text, fmt.Sprintf("at d = %d", d), x, y, muted)
 	y += recHeight(&r.text) + 4*u
 	nameW := 0.0
 	for _, row := range rows {
@@ -841,15 +890,15 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	top := float64(max(paper, sc.Steps()))
 	bh := recHeight(&r.text)
 	for _, row := range rows {
-		recPut(screen, &r.text, row.name, x, y, th.Text)
+		r.lab.put(screen, &r.text, row.name, x, y, th.Text)
 		bw := barW * float64(row.n) / top
-		vector.DrawFilledRect(screen, float32(x+nameW+10*u), float32(y+2*u), float32(bw), float32(bh-4*u), row.c, false)
-		recPut(screen, &r.text, fmt.Sprint(row.n), x+nameW+16*u+bw, y, th.Text)
+		r.flat.rect(x+nameW+10*u, y+2*u, bw, bh-4*u, row.c)
+		r.lab.put(screen, &r.text, fmt.Sprint(row.n), x+nameW+16*u+bw, y, th.Text)
 		y += bh + 8*u
 	}
 	y += 10 * u
 	// Over d, log y.
-	recPut(screen, &r.text, "over d = 1…16 (log scale)", x, y, muted)
+	r.lab.put(screen, &r.text, "over d = 1…16 (log scale)", x, y, muted)
 	y += recHeight(&r.text) + 4*u
 	left := 58 * u
 	plot := scene.Rect{X: x + left, Y: y, W: w - left - 8*u, H: full.H - y - pad - 2*recHeight(&r.text)}
@@ -863,19 +912,19 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	py := func(n int) float64 { return plot.Y + (ymax-math.Log10(float64(n)))/(ymax-ymin)*plot.H }
 	for k := 0; float64(k) <= ymax; k++ {
 		yy := py(int(math.Pow(10, float64(k))))
-		vector.StrokeLine(screen, float32(plot.X), float32(yy), float32(plot.X+plot.W), float32(yy), float32(u), th.Grid, false)
+		r.flat.line(plot.X, yy, plot.X+plot.W, yy, u, th.Grid)
 		s := fmt.Sprint(int(math.Pow(10, float64(k))))
-		recPut(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, yy-bh/2, muted)
+		r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, yy-bh/2, muted)
 	}
 	for w := 1; w <= maxD; w++ {
 		if w == 1 || w%4 == 0 {
 			s := fmt.Sprint(w)
-			recPut(screen, &r.text, s, px(w)-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+			r.lab.put(screen, &r.text, s, px(w)-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
 		}
 	}
 	cx := px(d)
-	recDashed(screen, cx, plot.Y, cx, plot.Y+plot.H, 4*u, 1.5*u, th.Text)
-	recPut(screen, &r.text, fmt.Sprintf("d = %d", d), cx+4*u, plot.Y+2*u, th.Text)
+	r.smooth.dashed(cx, plot.Y, cx, plot.Y+plot.H, 4*u, 1.5*u, th.Text)
+	r.lab.put(screen, &r.text, fmt.Sprintf("d = %d", d), cx+4*u, plot.Y+2*u, th.Text)
 	series := []struct {
 		f func(int) int
 		c color.RGBA
@@ -886,14 +935,14 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	}
 	for i, s := range series {
 		for w := 1; w < maxD; w++ {
-			vector.StrokeLine(screen, float32(px(w)), float32(py(s.f(w))), float32(px(w+1)), float32(py(s.f(w+1))), float32(3*u), s.c, true)
+			r.smooth.line(px(w), py(s.f(w)), px(w+1), py(s.f(w+1)), 3*u, s.c)
 		}
 		for w := 1; w <= maxD; w++ {
-			vector.DrawFilledCircle(screen, float32(px(w)), float32(py(s.f(w))), float32(3.5*u), s.c, true)
+			r.smooth.disc(px(w), py(s.f(w)), 3.5*u, s.c)
 		}
 		lbl := rows[i].name
-		recPut(screen, &r.text, lbl, px(maxD)-recWidth(&r.text, lbl), py(s.f(maxD))+6*u, s.c)
+		r.lab.put(screen, &r.text, lbl, px(maxD)-recWidth(&r.text, lbl), py(s.f(maxD))+6*u, s.c)
 	}
-	vector.StrokeRect(screen, float32(plot.X), float32(plot.Y), float32(plot.W), float32(plot.H), float32(u), th.Axis, false)
-	recPut(screen, &r.text, "token width d", plot.X+plot.W-recWidth(&r.text, "token width d"), plot.Y+plot.H+4*u+bh, muted)
+	r.top.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
+	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-recWidth(&r.text, "token width d"), plot.Y+plot.H+4*u+bh, muted)
 }
