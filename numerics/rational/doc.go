@@ -14,8 +14,17 @@
 // Gauss–Newton polish of all parameters. With Options.KnownC the constant is
 // fixed and 2H samples suffice instead of 2H+1; with Options.UpperBound the
 // number of poles is the smallest one, up to the bound, that explains the
-// samples to within their accuracy. Every fit carries its condition number
-// and error estimates; complex or non-negative poles, and samples that no
-// admissible function explains, are returned as an *Error naming the reason,
-// never as a result.
+// samples to within their accuracy.
+//
+// Every fit carries its condition number and first-order error estimates.
+// A complex pair, as rounding or noise makes of two close real poles, is
+// tried as the two nearest real poles and kept only if they explain the
+// samples. Complex or non-negative poles, poles the samples do not locate
+// (a relative error of a third or more), and samples that no admissible
+// function explains are returned as an *Error naming the reason, never as a
+// result.
+//
+// The linear algebra (one-sided Jacobi SVD, Hessenberg QR eigenvalues) is
+// written in plain Go, so that a fit gives bit-identical numbers natively
+// and under GOOS=js.
 package rational

@@ -118,7 +118,10 @@ func (r Result) Values() []float64 {
 // distinct finite points; more samples give a least-squares fit. When the
 // samples determine no such function (complex or non-negative poles, fewer
 // visible poles than opt.Poles, or no fit within the tolerance under
-// opt.UpperBound) it returns an *Error saying why, and a zero Result.
+// opt.UpperBound) it returns an *Error saying why, and a zero Result. With
+// more samples than needed and a fixed number of poles, the least-squares
+// fit is returned even if it does not explain the samples: Result.Misfit
+// says how well it does.
 func Fit(n, f []float64, opt Options) (Result, error) {
 	p, err := newProblem(n, f, opt)
 	if err != nil {
@@ -471,11 +474,12 @@ func sorted(fit params) params {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// pow2 returns the power of two nearest above |x|, or 1 for x = 0.
+// pow2 returns the power of two nearest above |x| (at most 2^1023), or 1
+// for x = 0.
 func pow2(x float64) float64 {
 	if x == 0 || !finite(x) {
 		return 1
 	}
 	_, e := math.Frexp(x)
-	return math.Ldexp(1, e)
+	return math.Ldexp(1, min(e, 1023))
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"headlab/numerics/internal/xmath"
 )
 
 // family draws H poles spread over [e^-1, e^2] with random residues and C.
@@ -17,7 +19,7 @@ func family(H int, seed uint64) (rho, res []float64, c float64) {
 		if H == 1 {
 			u = 3*rng.Float64() - 1
 		}
-		rho[h] = math.Exp(u)
+		rho[h] = xmath.Exp(u)
 		res[h] = rho[h] * (1 + rng.Float64()) * float64(1-2*rng.IntN(2))
 	}
 	return rho, res, rng.NormFloat64()

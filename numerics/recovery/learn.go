@@ -14,7 +14,7 @@ import (
 // real rounding, so the limit is loose; for a noisy oracle the residuals
 // are in units of its stated accuracy.
 const (
-	exactResidualLimit = 100.0
+	exactResidualLimit = 30.0
 	noisyResidualLimit = 1.5
 )
 

@@ -1,10 +1,6 @@
 package recovery
 
-import (
-	"math"
-
-	"headlab/numerics/internal/xmath"
-)
+import "math"
 
 // row is one oracle answer seen by a fit: the RF geometry, n, the answer
 // and its noise-model standard deviation.
@@ -391,93 +387,4 @@ func (sv *solver) variances(t theta) []float64 {
 		}
 	}
 	return out
-}
-
-// householder triangularises the first k columns of the m×w row-major
-// matrix a in place by Householder reflections, applying them to all w
-// columns. It reports false when m < k or a column is not finite.
-func householder(a []float64, m, w, k int) bool {
-	if m < k {
-		return false
-	}
-	v := make([]float64, m)
-	for j := 0; j < k; j++ {
-		var nrm float64
-		for i := j; i < m; i++ {
-			nrm = xmath.Hypot(nrm, a[i*w+j])
-		}
-		if math.IsNaN(nrm) || math.IsInf(nrm, 0) {
-			return false
-		}
-		if nrm == 0 {
-			continue
-		}
-		alpha := -nrm
-		if a[j*w+j] < 0 {
-			alpha = nrm
-		}
-		for i := j; i < m; i++ {
-			v[i] = a[i*w+j]
-		}
-		v[j] -= alpha
-		var vv float64
-		for i := j; i < m; i++ {
-			vv += v[i] * v[i]
-		}
-		if vv == 0 {
-			continue
-		}
-		for c := j; c < w; c++ {
-			var dot float64
-			for i := j; i < m; i++ {
-				dot += v[i] * a[i*w+c]
-			}
-			f := 2 * dot / vv
-			if f == 0 {
-				continue
-			}
-			for i := j; i < m; i++ {
-				a[i*w+c] -= f * v[i]
-			}
-		}
-		a[j*w+j] = alpha
-		for i := j + 1; i < m; i++ {
-			a[i*w+j] = 0
-		}
-	}
-	return true
-}
-
-// backSolve solves R x = b in place for the n×n upper triangular R.
-func backSolve(r []float64, n int, b []float64) bool {
-	for i := n - 1; i >= 0; i-- {
-		s := b[i]
-		for c := i + 1; c < n; c++ {
-			s -= r[i*n+c] * b[c]
-		}
-		if r[i*n+i] == 0 {
-			return false
-		}
-		b[i] = s / r[i*n+i]
-		if math.IsNaN(b[i]) || math.IsInf(b[i], 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// invUpper returns the inverse of the n×n upper triangular R (upper).
-func invUpper(r []float64, n int) []float64 {
-	x := make([]float64, n*n)
-	for j := 0; j < n; j++ {
-		x[j*n+j] = 1 / r[j*n+j]
-		for i := j - 1; i >= 0; i-- {
-			var s float64
-			for k := i + 1; k <= j; k++ {
-				s += r[i*n+k] * x[k*n+j]
-			}
-			x[i*n+j] = -s / r[i*n+i]
-		}
-	}
-	return x
 }

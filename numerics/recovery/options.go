@@ -5,9 +5,11 @@ import (
 	"math"
 )
 
-// Limits on the problem sizes Learn accepts.
+// Limits on the problem sizes Learn accepts. A run costs about H²d³
+// (the fits of the d columns); H = 4, d = 16 takes a few seconds natively,
+// and float64 resolves few runs beyond H = 5 (see cmd/accuracy).
 const (
-	MaxWidth = 64 // largest token width d
+	MaxWidth = 32 // largest token width d
 	MaxHeads = 8  // largest number of heads H (or bound H0)
 )
 
@@ -20,7 +22,9 @@ const (
 	Paper Mode = iota
 	// Economy labels heads by their value fingerprints instead of links
 	// wherever the fingerprints separate (MATH.md §3.4):
-	// 2H(d²+d−1)+1 queries, plus 2H for every link it falls back to.
+	// 2H(d²+d−1)+1 queries, plus 2H for every link it falls back to where
+	// they do not, or where a measurement locates a head only roughly (two
+	// nearly coincident poles, or a head too weak in it).
 	Economy
 )
 
@@ -117,8 +121,8 @@ func (o Options) epsilon() float64 {
 // (or the bound H0) of width d.
 func PaperQueries(H, d int) int { return 4*H*d*d - 2*H + 1 }
 
-// EconomyQueries returns economy mode's count 2H(d² + d − 1) + 1 when every
-// fingerprint separates (each fallback link adds 2H).
+// EconomyQueries returns economy mode's count 2H(d² + d − 1) + 1 when it
+// needs no fallback link (each adds 2H).
 func EconomyQueries(H, d int) int { return 2*H*(d*d+d-1) + 1 }
 
 // InformationBound returns H(d² + d), the number of real degrees of freedom

@@ -87,8 +87,12 @@ func TestModelMatchesLayer(t *testing.T) {
 	}
 }
 
+// Paper mode makes exactly the seed's count of queries; economy mode its
+// own count plus 2H for every link it falls back to; none is longer than
+// 2H+1.
 func TestQueryCounts(t *testing.T) {
-	for _, c := range []struct{ H, d int }{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 2}} {
+	exact := 0
+	for _, c := range []struct{ H, d int }{{1, 1}, {1, 3}, {2, 2}, {2, 3}, {3, 2}, {3, 3}} {
 		layer := attention.Random(c.H, c.d, uint64(31*c.H+c.d))
 		for _, mode := range []Mode{Paper, Economy} {
 			opt := DefaultOptions(c.H, c.d)
@@ -99,7 +103,16 @@ func TestQueryCounts(t *testing.T) {
 			}
 			want := PaperQueries(c.H, c.d)
 			if mode == Economy {
-				want = EconomyQueries(c.H, c.d)
+				links := 0
+				for _, rf := range res.Trace.RFs {
+					if rf.Kind == Link && rf.J > 0 {
+						links++
+					}
+				}
+				want = EconomyQueries(c.H, c.d) + 2*c.H*links
+				if links == 0 {
+					exact++
+				}
 			}
 			if res.Queries != want || len(res.Trace.Queries) != want {
 				t.Errorf("H=%d d=%d %v: %d queries (trace %d), want %d", c.H, c.d, mode, res.Queries, len(res.Trace.Queries), want)
@@ -108,6 +121,9 @@ func TestQueryCounts(t *testing.T) {
 				t.Errorf("H=%d d=%d %v: longest query %d, want %d", c.H, c.d, mode, res.MaxLength, 2*c.H+1)
 			}
 		}
+	}
+	if exact < 4 {
+		t.Errorf("economy mode fell back to links in %d of 6 runs", 6-exact)
 	}
 	if PaperQueries(2, 4) != 125 || EconomyQueries(2, 4) != 77 || InformationBound(2, 4) != 40 {
 		t.Errorf("counts for H=2, d=4: %d, %d, %d; MATH.md §3.4 says 125, 77, 40",

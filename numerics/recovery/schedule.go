@@ -24,9 +24,9 @@ type learner struct {
 	res   Result
 	specs []*spec   // per RF
 	ans   []float64 // answer per query
-	// phaseA lists the RFs with z = z_1, phaseB the others, by column.
-	phaseA []int
-	phaseB [][]int
+	// first lists the RFs with z = z_1, cols the others, by column.
+	first []int
+	cols  [][]int
 }
 
 // orthonormalBasis returns d random orthonormal vectors of length d (Haar
@@ -159,7 +159,7 @@ func (l *learner) schedule() error {
 		return nil
 	}
 	k := l.addRF(Measurement, 0, 0, []int{0}, []int{0})
-	l.phaseA = append(l.phaseA, k)
+	l.first = append(l.first, k)
 	if err := ask(k, 0); err != nil {
 		return err
 	}
@@ -174,9 +174,9 @@ func (l *learner) schedule() error {
 		if err := ask(lk, 1); err != nil {
 			return err
 		}
-		l.phaseA = append(l.phaseA, m, lk)
+		l.first = append(l.first, m, lk)
 	}
-	l.phaseB = make([][]int, d)
+	l.cols = make([][]int, d)
 	for j := 1; j < d; j++ {
 		var col []int
 		add := func(kind Kind, i int, alpha, beta []int) error {
@@ -202,7 +202,7 @@ func (l *learner) schedule() error {
 				}
 			}
 		}
-		l.phaseB[j] = col
+		l.cols[j] = col
 	}
 	var ss float64
 	for _, y := range l.ans {
@@ -215,44 +215,4 @@ func (l *learner) schedule() error {
 // sigma is the noise model of an answer y.
 func (l *learner) sigma(y float64) float64 {
 	return l.eps*(math.Abs(y)+l.s) + math.SmallestNonzeroFloat64
-}
-
-// rows returns the samples of RF k with n ≥ from as fit rows.
-func (l *learner) rows(k int, from float64) []row {
-	rf := &l.res.Trace.RFs[k]
-	var out []row
-	for s, n := range rf.N {
-		if n >= from {
-			out = append(out, row{s: l.specs[k], n: n, y: rf.F[s], sigma: l.sigma(rf.F[s])})
-		}
-	}
-	return out
-}
-
-// queryRows returns one fit row per query (shared samples counted once).
-func (l *learner) queryRows() []row {
-	out := make([]row, len(l.res.Trace.Queries))
-	for q, qq := range l.res.Trace.Queries {
-		out[q] = row{s: l.specs[qq.RF], n: float64(qq.Length - 1), y: qq.Answer, sigma: l.sigma(qq.Answer)}
-	}
-	return out
-}
-
-// Name returns the RF's name as MATH.md writes it, with 1-based indices:
-// "M_21", "RF(z_1+z_3, u_1)", "RF(z_3, u_1+u_2)".
-func (r RF) Name() string {
-	if r.Kind == Measurement {
-		return fmt.Sprintf("M_%d%d", r.I+1, r.J+1)
-	}
-	sum := func(s string, idx []int) string {
-		out := ""
-		for k, i := range idx {
-			if k > 0 {
-				out += "+"
-			}
-			out += fmt.Sprintf("%s_%d", s, i+1)
-		}
-		return out
-	}
-	return fmt.Sprintf("RF(%s, %s)", sum("z", r.ZIndex), sum("u", r.UIndex))
 }

@@ -56,14 +56,19 @@ type RF struct {
 	Query []int
 
 	// KnownC reports whether the constant C = V·a was known (from the
-	// RFs before) when this RF was fitted, and C its value then.
+	// RFs on z_1) when this RF was fitted, and C its value then; the value
+	// F(0) = V·z was then known too and entered the fit as a sample at
+	// n = 0 that N does not list.
 	KnownC bool
 	C      float64
 
 	// Fit is the RF's own rational fit (MATH.md §3.1–3.2): poles −ρ,
-	// residues, C and condition number. P and R hold p = log ρ and
-	// r = R/ρ of each fitted pole, and Heads the head (index into
-	// Result.Layer) each pole was matched to, −1 if none.
+	// residues, C and condition number. It is the zero Result when the RF
+	// could not be fitted on its own (its samples still count in the
+	// joint fits), and may show fewer poles than the layer has heads when
+	// some head is invisible in it. P and R hold p = log ρ and r = R/ρ of
+	// each fitted pole, and Heads the head (index into Result.Layer) each
+	// pole was matched to, −1 if none.
 	Fit   rational.Result
 	P, R  []float64
 	Heads []int

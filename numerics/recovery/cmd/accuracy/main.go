@@ -36,6 +36,7 @@ func main() {
 	noise := flag.Float64("noise", 0, "relative oracle noise ε (0: exact float64)")
 	jobs := flag.Int("j", 1, "runs in parallel")
 	budget := flag.Duration("budget", 0, "stop a cell's remaining seeds after this long (0: no limit)")
+	extra := flag.Int("bound", 0, "if > 0, give the learner only the upper bound H0 = H + bound")
 	flag.Parse()
 	H, err := ints(*hs)
 	if err != nil {
@@ -56,13 +57,21 @@ func main() {
 			fail(fmt.Errorf("unknown mode %q", m))
 		}
 	}
-	fmt.Printf("Recovery accuracy in float64, %d random layers per cell, oracle noise ε = %g.\n\n", *seeds, *noise)
-	fmt.Println("| H | d | mode | median err | p90 err | unresolved | wrong, unflagged | queries | paper | economy | info bound | ms/run |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Printf("Recovery accuracy in float64, %d random layers per cell, oracle noise ε = %g", *seeds, *noise)
+	head := "| H | d | mode | median err | p90 err | unresolved | wrong, unflagged | queries | paper | economy | info bound | ms/run |"
+	rule := "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	if *extra > 0 {
+		fmt.Printf(", only the bound H0 = H+%d known (paper and economy counts for H0)", *extra)
+		head += " H found |"
+		rule += "---|"
+	}
+	fmt.Print(".\n\n")
+	fmt.Println(head)
+	fmt.Println(rule)
 	for _, h := range H {
 		for _, d := range D {
 			for _, m := range M {
-				row := cell(h, d, m, *seeds, *noise, *jobs, *budget)
+				row := cell(h, d, m, *seeds, *noise, *jobs, *budget, *extra)
 				fmt.Println(row)
 			}
 		}
@@ -74,6 +83,7 @@ func main() {
 }
 
 type outcome struct {
+	heads   int     // canonical heads found
 	err     float64 // relative error, or NaN when unresolved
 	wrong   bool
 	queries int
@@ -81,7 +91,7 @@ type outcome struct {
 	elapsed time.Duration
 }
 
-func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budget time.Duration) string {
+func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budget time.Duration, extra int) string {
 	out := make([]outcome, seeds)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -91,7 +101,7 @@ func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budg
 		go func() {
 			defer wg.Done()
 			for s := range next {
-				out[s] = run(H, d, mode, s, noise)
+				out[s] = run(H, d, mode, s, noise, extra)
 			}
 		}()
 	}
@@ -104,7 +114,7 @@ func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budg
 	close(next)
 	wg.Wait()
 	var errs []float64
-	var runs, unresolved, wrong, queries int
+	var runs, unresolved, wrong, queries, count int
 	var elapsed time.Duration
 	for _, o := range out {
 		if !o.ran {
@@ -112,6 +122,9 @@ func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budg
 		}
 		runs++
 		queries += o.queries
+		if o.heads == H {
+			count++
+		}
 		elapsed += o.elapsed
 		switch {
 		case math.IsNaN(o.err):
@@ -131,27 +144,36 @@ func cell(H, d int, mode recovery.Mode, seeds int, noise float64, jobs int, budg
 	q := "–"
 	ms := "–"
 	if runs > 0 {
-		q = strconv.FormatFloat(float64(queries)/float64(runs), 'f', -1, 64)
+		q = strconv.FormatFloat(float64(queries)/float64(runs), 'f', 1, 64)
+		if queries%runs == 0 {
+			q = strconv.Itoa(queries / runs)
+		}
 		ms = fmt.Sprintf("%.0f", float64(elapsed.Milliseconds())/float64(runs))
 	}
 	frac := "–"
 	if runs > 0 {
 		frac = fmt.Sprintf("%d/%d", unresolved, runs)
 	}
-	return fmt.Sprintf("| %d | %d | %v | %s | %s | %s | %d | %s | %d | %d | %d | %s |",
+	h0 := H + extra
+	heads := ""
+	if extra > 0 {
+		heads = fmt.Sprintf(" | %d/%d", count, runs)
+	}
+	return fmt.Sprintf("| %d | %d | %v | %s | %s | %s | %d | %s | %d | %d | %d | %s%s |",
 		H, d, mode, med, p90, frac, wrong, q,
-		recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d), ms)
+		recovery.PaperQueries(h0, d), recovery.EconomyQueries(h0, d), recovery.InformationBound(H, d), ms, heads)
 }
 
-func run(H, d int, mode recovery.Mode, s int, noise float64) outcome {
+func run(H, d int, mode recovery.Mode, s int, noise float64, extra int) outcome {
 	layer := attention.Random(H, d, uint64(1000000+s))
-	opt := recovery.DefaultOptions(H, d)
+	opt := recovery.DefaultOptions(H+extra, d)
+	opt.UpperBound = extra > 0
 	opt.Mode = mode
 	opt.Seed = uint64(s)
 	opt.Tolerance = noise
 	t0 := time.Now()
 	res, err := recovery.Learn(recovery.LayerOracle(layer, noise, uint64(s)), opt)
-	o := outcome{ran: true, queries: res.Queries, elapsed: time.Since(t0)}
+	o := outcome{ran: true, queries: res.Queries, elapsed: time.Since(t0), heads: res.Heads}
 	if err != nil {
 		var e *recovery.Error
 		if !errors.As(err, &e) {

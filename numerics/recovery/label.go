@@ -5,6 +5,62 @@ import (
 	"sort"
 )
 
+// ambiguity is how much worse (in sum of squared weighted residuals) than
+// the best labelling every distinct rival labelling must fit before the
+// best one is accepted: a rival within this factor means the data do not
+// decide, and the learner does not guess.
+const ambiguity = 100
+
+// labelling is the outcome of fitting from several starting points, one
+// per candidate labelling of the poles.
+type labelling struct {
+	x     []float64 // fitted parameters of the best labelling
+	chi2  float64
+	rival float64 // best chi² of a distinct rival labelling (+Inf if none)
+
+	all     [][]float64 // every fit tried, with its chi²
+	allChi2 []float64
+}
+
+// chooseStarts fits from every start and returns the best fit with the
+// best chi² among the distinct others.
+func chooseStarts(starts [][]float64, fit func([]float64) ([]float64, float64), same func(a, b []float64) bool) labelling {
+	var xs [][]float64
+	var cs []float64
+	for _, s := range starts {
+		x, c := fit(s)
+		xs, cs = append(xs, x), append(cs, c)
+	}
+	return pick(xs, cs, same)
+}
+
+// merge combines two sets of fits.
+func (lb labelling) merge(o labelling, same func(a, b []float64) bool) labelling {
+	return pick(append(append([][]float64(nil), lb.all...), o.all...), append(append([]float64(nil), lb.allChi2...), o.allChi2...), same)
+}
+
+// pick returns the fit with the smallest chi² and the smallest chi² of the
+// fits distinct from it.
+func pick(xs [][]float64, cs []float64, same func(a, b []float64) bool) labelling {
+	out := labelling{chi2: math.Inf(1), rival: math.Inf(1), all: xs, allChi2: cs}
+	for i := range xs {
+		if cs[i] < out.chi2 {
+			out.x, out.chi2 = xs[i], cs[i]
+		}
+	}
+	for i := range xs {
+		if !same(xs[i], out.x) {
+			out.rival = math.Min(out.rival, cs[i])
+		}
+	}
+	return out
+}
+
+// decided reports whether the best labelling beats every rival clearly.
+func (lb labelling) decided(nrows int) bool {
+	return lb.rival > ambiguity*math.Max(lb.chi2, float64(nrows)) && !math.IsInf(lb.chi2, 0)
+}
+
 // candidates returns labellings to try for an n×n cost matrix
 // (cost[h][b]: head h takes pole b), cheapest first: every permutation
 // when n ≤ 4, otherwise the optimal assignment and all its transpositions.
@@ -152,104 +208,30 @@ func hungarian(cost [][]float64) []int {
 	return p
 }
 
-// gaussNewton minimises Σ e_i(x)² from x0 by Levenberg–Marquardt: each
-// step is the least-squares solution of the Jacobian, with columns scaled to
-// unit norm, augmented by √λ·I (Householder QR, so the condition number is
-// not squared); λ shrinks after a successful step and grows after a failed
-// one. jac returns the Jacobian by rows. It returns the best point and its
-// sum of squares.
-func gaussNewton(x0 []float64, resid func([]float64) []float64, jac func([]float64) [][]float64, maxIter int) ([]float64, float64) {
-	x := append([]float64(nil), x0...)
-	e := resid(x)
-	ss := sumSquares(e)
-	n := len(x)
-	lambda := 1e-12
-	small := 0
-	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
-		j := jac(x)
-		m := len(j)
-		scale := make([]float64, n)
-		for c := 0; c < n; c++ {
-			var s float64
-			for r := 0; r < m; r++ {
-				s += j[r][c] * j[r][c]
-			}
-			scale[c] = math.Sqrt(s)
-			if scale[c] == 0 || math.IsNaN(scale[c]) || math.IsInf(scale[c], 0) {
-				scale[c] = 1
-			}
-		}
-		accepted := false
-		for lambda < 1e10 {
-			step, ok := dampedStep(j, e, scale, lambda)
-			if ok {
-				nx := make([]float64, n)
-				for c := range nx {
-					nx[c] = x[c] + step[c]
-				}
-				ne := resid(nx)
-				if nss := sumSquares(ne); nss < ss {
-					if ss-nss <= 1e-10*ss && lambda <= 1e-8 {
-						small++
-					} else {
-						small = 0
-					}
-					x, e, ss = nx, ne, nss
-					lambda = math.Max(lambda/10, 1e-14)
-					accepted = true
-					break
-				}
-			}
-			lambda *= 4
-		}
-		if !accepted || small >= 2 {
-			break
+// matchPoles labels the fitted poles of rf with the heads whose predicted
+// (p, r) are nearest (an assignment), for the trace.
+func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
+	np := len(rf.P)
+	out := make([]int, np)
+	for b := range out {
+		out[b] = -1
+	}
+	if np != hc || hc == 0 {
+		return out
+	}
+	if rs == 0 {
+		rs = 1
+	}
+	cost := make([][]float64, hc)
+	for h := range cost {
+		p, r := pred(h)
+		cost[h] = make([]float64, np)
+		for b := range cost[h] {
+			cost[h][b] = math.Abs(p-rf.P[b]) + math.Abs(r-rf.R[b])/rs
 		}
 	}
-	return x, ss
-}
-
-// dampedStep solves min |J δ + e|² + λ|D δ|², D the column norms of J, by
-// Householder QR of the scaled, augmented system.
-func dampedStep(j [][]float64, e, scale []float64, lambda float64) ([]float64, bool) {
-	m, n := len(j), len(scale)
-	w := n + 1
-	a := make([]float64, (m+n)*w)
-	for r := 0; r < m; r++ {
-		for c := 0; c < n; c++ {
-			a[r*w+c] = j[r][c] / scale[c]
-		}
-		a[r*w+n] = -e[r]
+	for h, b := range hungarian(cost) {
+		out[b] = h
 	}
-	d := math.Sqrt(lambda)
-	for c := 0; c < n; c++ {
-		a[(m+c)*w+c] = d
-	}
-	if !householder(a, m+n, w, n) {
-		return nil, false
-	}
-	r := make([]float64, n*n)
-	step := make([]float64, n)
-	for i := 0; i < n; i++ {
-		copy(r[i*n:(i+1)*n], a[i*w:i*w+n])
-		step[i] = a[i*w+n]
-	}
-	if !backSolve(r, n, step) {
-		return nil, false
-	}
-	for c := range step {
-		step[c] /= scale[c]
-	}
-	return step, true
-}
-
-func sumSquares(e []float64) float64 {
-	var s float64
-	for _, v := range e {
-		s += v * v
-	}
-	if math.IsNaN(s) {
-		return math.Inf(1)
-	}
-	return s
+	return out
 }

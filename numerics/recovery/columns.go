@@ -1,15 +1,13 @@
 package recovery
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
-
-var debugHook func(l *learner, k int, p []float64)
-var chiHook func(float64)
 
 // resolved is what one labelled RF says about the heads: p̂_h per head
 // and its standard error.
@@ -23,6 +21,28 @@ type resolved struct {
 // than this (poles crowded near n = 0, or far from the samples) leave that
 // head to the other RFs.
 const maxPoleError = 0.1
+
+// minPoleError floors the standard errors of the log-poles when the RFs'
+// estimates are combined: they treat the values r_h as exact, so their own
+// errors are too small, and the combination only has to catch gross
+// disagreement (a wrong label or a wrong root) before the joint fits.
+const minPoleError = 1e-4
+
+// Two heads of one RF count as coincident when their poles differ by less
+// than pairTolerance·(1 + the smaller ρ); a head is weak when its term
+// moves the samples by less than weakHead times their scale under a unit
+// change of its log-pole. Either way the RF gives the head's estimate the
+// standard error crowdedError (MATH.md §3.4: economy mode then adds a link
+// rather than trust it).
+const (
+	pairTolerance = 0.05
+	weakHead      = 1e-4
+	crowdedError  = 0.05
+)
+
+// maxCombinations bounds the ways of settling disagreeing RFs that a
+// column tries.
+const maxCombinations = 8
 
 // labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
 // C = V·a and F(0) = V·z are known, the rational fit gives the poles, the
@@ -49,16 +69,18 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	// Start from the fitted poles or, if the fit was rejected, from the
 	// poles of the rejected fit: the fit of the log-poles below decides.
 	var start []float64
+	var pad [][]float64 // starts with guessed poles for heads the fit misses
 	cost := make([][]float64, hc)
 	for h := range cost {
 		cost[h] = make([]float64, hc)
 	}
 	if err := l.fitRF(k, rational.Options{Poles: hc, KnownC: true, C: c}, &f0); err != nil {
 		p, ok := poleGuess(err, hc)
-		if !ok {
+		if ok {
+			start = p
+		} else if pad = paddedGuesses(err, hc); pad == nil {
 			return nil, nil, err
 		}
-		start = p
 	} else {
 		start = rf.P
 		for h := range cost {
@@ -97,14 +119,19 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		return j
 	}
 	var starts [][]float64
-	for _, perm := range candidates(cost) {
-		p := make([]float64, hc)
-		for h := range p {
-			p[h] = start[perm[h]]
-		}
-		starts = append(starts, p)
+	if start != nil {
+		pad = [][]float64{start}
 	}
-	fit := func(p []float64) ([]float64, float64) { return gaussNewton(p, resid, jac, 60) }
+	for _, st := range pad {
+		for _, perm := range candidates(cost) {
+			p := make([]float64, hc)
+			for h := range p {
+				p[h] = st[perm[h]]
+			}
+			starts = append(starts, p)
+		}
+	}
+	fit := func(p []float64) ([]float64, float64) { return levenbergMarquardt(p, resid, jac, 60) }
 	same := func(a, b []float64) bool {
 		for h := range a {
 			if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
@@ -141,53 +168,34 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	// Label the poles by the fitted values (the fit may have moved away
 	// from its starting labelling).
 	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.x[h], rr[h] }, hc, rs)
-	if chiHook != nil {
-		chiHook(lb.chi2 / float64(len(smp)))
+	se := standardErrors(jac(lb.x), math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
+	// Two heads with nearly equal poles, as seen from samples at n ≥ 1
+	// (close in log ρ, or both near n = 0), are split by the samples only
+	// at second order, which has two roots: the fit may sit on the wrong
+	// one with a small local error. A head whose term barely moves the
+	// samples is placed by them no better. Such heads count as only
+	// roughly located by this RF.
+	var scale float64
+	for _, r := range smp {
+		scale = math.Max(scale, math.Abs(r.y)+l.s)
 	}
-	return lb.x, standardErrors(jac(lb.x), math.Max(1, lb.chi2/float64(max(1, len(smp)-hc)))), nil
-}
-
-// standardErrors returns √diag((JᵀJ)⁻¹)·√scale for the Jacobian j (by
-// rows), +Inf for parameters it does not determine.
-func standardErrors(j [][]float64, scale float64) []float64 {
-	m := len(j)
-	if m == 0 {
-		return nil
-	}
-	n := len(j[0])
-	out := make([]float64, n)
-	a := make([]float64, m*n)
-	for r := range j {
-		copy(a[r*n:(r+1)*n], j[r])
-	}
-	if m < n || !householder(a, m, n, n) {
-		for i := range out {
-			out[i] = math.Inf(1)
+	for a := 0; a < hc; a++ {
+		ra := xmath.Exp(lb.x[a])
+		var sens float64
+		for _, r := range smp {
+			sens = math.Max(sens, math.Abs(rr[a])*r.n*ra/((r.n+ra)*(r.n+ra)))
 		}
-		return out
-	}
-	r := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		copy(r[i*n:(i+1)*n], a[i*n:(i+1)*n])
-		if r[i*n+i] == 0 {
-			for k := range out {
-				out[k] = math.Inf(1)
+		if sens < weakHead*scale {
+			se[a] = math.Max(se[a], crowdedError)
+		}
+		for b := a + 1; b < hc; b++ {
+			rb := xmath.Exp(lb.x[b])
+			if math.Abs(ra-rb) < pairTolerance*(1+math.Min(ra, rb)) {
+				se[a], se[b] = math.Max(se[a], crowdedError), math.Max(se[b], crowdedError)
 			}
-			return out
 		}
 	}
-	x := invUpper(r, n)
-	for i := 0; i < n; i++ {
-		var v float64
-		for c := i; c < n; c++ {
-			v += x[i*n+c] * x[i*n+c]
-		}
-		out[i] = math.Sqrt(v * scale)
-		if math.IsNaN(out[i]) {
-			out[i] = math.Inf(1)
-		}
-	}
-	return out
+	return lb.x, se, nil
 }
 
 // column learns column j of every P_h (W_h z_j) from the RFs on z_j:
@@ -201,7 +209,7 @@ func (l *learner) column(t theta, j int) error {
 	var bad []int
 	var why []error
 	done := make([]bool, d) // measurement M_ij labelled, every head located
-	for _, k := range l.phaseB[j] {
+	for _, k := range l.cols[j] {
 		p, sigma, err := l.labelKnown(k, t)
 		if err != nil {
 			bad, why = append(bad, k), append(why, err)
@@ -224,7 +232,7 @@ func (l *learner) column(t theta, j int) error {
 		}
 		for _, g := range good {
 			if rf := l.res.Trace.RFs[g.rf]; rf.Kind == Measurement && !located(g.sigma) {
-				need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head's log-pole has standard error above %g", maxPoleError))
+				need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head is located only roughly (coincident poles, or a standard error of its log-pole above %g)", crowdedError))
 			}
 		}
 		for ni, k := range need {
@@ -235,7 +243,7 @@ func (l *learner) column(t theta, j int) error {
 				return l.fail(k, "cannot locate its heads and no resolved measurement to link it to", needWhy[ni])
 			}
 			lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
-			l.phaseB[j] = append(l.phaseB[j], lk)
+			l.cols[j] = append(l.cols[j], lk)
 			for n := 1; n <= 2*l.h0; n++ {
 				if err := l.ask(lk, n); err != nil {
 					return err
@@ -252,14 +260,13 @@ func (l *learner) column(t theta, j int) error {
 	if len(good) == 0 {
 		return l.fail(bad[0], fmt.Sprintf("no RF on z_%d could be labelled", j+1), why[0])
 	}
-	if debugHook != nil {
-		for _, g := range good {
-			debugHook(l, g.rf, append(append([]float64(nil), g.p...), g.sigma...))
-		}
-	}
 	// Weighted least squares for P_h[·][j], per head, from every labelled
-	// RF that locates the head, dropping equations that disagree with the
-	// others beyond their errors (MATH.md §4, idea 4).
+	// RF that locates the head, dropping equations that disagree with a
+	// majority of the others (MATH.md §4, idea 4). Where two equations
+	// disagree with no majority to decide, each way of settling it is
+	// tried below against the column's samples.
+	alts := make([][][]float64, hc)
+	combos := 1
 	for h := 0; h < hc; h++ {
 		var a [][]float64
 		var b, sd []float64
@@ -279,19 +286,71 @@ func (l *learner) column(t theta, j int) error {
 					}
 				}
 			}
-			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], 1e-12))
+			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], minPoleError))
 		}
-		x, full := robustLS(a, b, sd, d)
-		if !full {
-			k := l.phaseB[j][0]
+		alts[h] = robustLS(a, b, sd, d, 2)
+		if len(alts[h]) == 0 {
+			k := l.cols[j][0]
 			var err error
 			if len(bad) > 0 {
 				k, err = bad[0], why[0]
 			}
 			return l.fail(k, fmt.Sprintf("column %d of W is not determined by the labelled RFs", j+1), err)
 		}
+		combos *= len(alts[h])
+	}
+	if combos > maxCombinations {
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on z_%d disagree in %d ways", j+1, combos), nil)
+	}
+	free := make([]bool, len(t.x))
+	for h := 0; h < hc; h++ {
 		for a := 0; a < d; a++ {
-			t.x[t.pIndex(h, a, j)] = x[a]
+			free[t.pIndex(h, a, j)] = true
+		}
+	}
+	in := make(map[int]bool)
+	for _, k := range l.cols[j] {
+		in[k] = true
+	}
+	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return in[k] }), free, hc)
+	var fits [][]float64
+	var costs []float64
+	var thetas []theta
+	for c := 0; c < combos; c++ {
+		start := t.clone()
+		idx := c
+		for h := 0; h < hc; h++ {
+			x := alts[h][idx%len(alts[h])]
+			idx /= len(alts[h])
+			for a := 0; a < d; a++ {
+				start.x[start.pIndex(h, a, j)] = x[a]
+			}
+		}
+		nt, cost := sv.fit(start, 30)
+		col := make([]float64, 0, hc*d)
+		for h := 0; h < hc; h++ {
+			for a := 0; a < d; a++ {
+				col = append(col, nt.P(h, a, j))
+			}
+		}
+		fits, costs, thetas = append(fits, col), append(costs, cost), append(thetas, nt)
+	}
+	same := func(x, y []float64) bool {
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-6*(1+math.Abs(y[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	lb := pick(fits, costs, same)
+	if !lb.decided(len(sv.rows)) {
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on z_%d disagree and their samples do not decide (χ² %.3g vs %.3g)", j+1, lb.chi2, lb.rival), nil)
+	}
+	for c := range fits {
+		if costs[c] == lb.chi2 {
+			copy(t.x, thetas[c].x)
+			break
 		}
 	}
 	for bi, k := range bad {
@@ -303,72 +362,52 @@ func (l *learner) column(t theta, j int) error {
 			return p, r
 		}, hc, 0)
 	}
-	free := make([]bool, len(t.x))
-	for h := 0; h < hc; h++ {
-		for a := 0; a < d; a++ {
-			free[t.pIndex(h, a, j)] = true
-		}
-	}
-	in := make(map[int]bool)
-	for _, k := range l.phaseB[j] {
-		in[k] = true
-	}
-	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return in[k] }), free, hc)
-	nt, _ := sv.fit(t, 30)
-	copy(t.x, nt.x)
 	return nil
 }
 
-// located reports whether every head's log-pole has a small standard error.
+// paddedGuesses returns starting log-poles when a rejected fit shows only
+// hc−1 or hc−2 usable poles: the missing ones take every combination of a
+// few values spread over the likely range of p.
+func paddedGuesses(err error, hc int) [][]float64 {
+	var e *rational.Error
+	if !errors.As(err, &e) {
+		return nil
+	}
+	var p []float64
+	for _, z := range e.Poles {
+		if re := real(z); re < 0 && imag(z) >= 0 && !math.IsInf(re, 0) {
+			p = append(p, xmath.Log(-re))
+		}
+	}
+	missing := hc - len(p)
+	if missing < 1 || missing > 2 {
+		return nil
+	}
+	grid := []float64{-3, -1, 1, 3}
+	var out [][]float64
+	var walk func(cur []float64, m int)
+	walk = func(cur []float64, m int) {
+		if m == 0 {
+			out = append(out, append([]float64(nil), cur...))
+			return
+		}
+		for _, g := range grid {
+			walk(append(cur, g), m-1)
+		}
+	}
+	walk(p, missing)
+	return out
+}
+
+// located reports whether every head's log-pole is located precisely: a
+// standard error below crowdedError.
 func located(sigma []float64) bool {
 	for _, s := range sigma {
-		if !(s <= maxPoleError) {
+		if !(s < crowdedError) {
 			return false
 		}
 	}
 	return true
-}
-
-// robustLS solves the weighted least-squares problem A x ≈ b with
-// standard errors sd, dropping the equation with the largest normalised
-// residual while it exceeds 10 and the rest still determine x. It reports
-// whether x is determined.
-func robustLS(a [][]float64, b, sd []float64, n int) ([]float64, bool) {
-	for {
-		wa := make([][]float64, len(a))
-		wb := make([]float64, len(a))
-		for e := range a {
-			wa[e] = make([]float64, n)
-			for c := range a[e] {
-				wa[e][c] = a[e][c] / sd[e]
-			}
-			wb[e] = b[e] / sd[e]
-		}
-		x, ok := solveLS(wa, wb, n)
-		if !ok {
-			return nil, false
-		}
-		worst, at := 0.0, -1
-		for e := range a {
-			var y float64
-			for c := range a[e] {
-				y += a[e][c] * x[c]
-			}
-			if r := math.Abs(y-b[e]) / sd[e]; r > worst {
-				worst, at = r, e
-			}
-		}
-		if worst <= 10 || len(a) <= n {
-			return x, true
-		}
-		na := append(append([][]float64(nil), a[:at]...), a[at+1:]...)
-		nb := append(append([]float64(nil), b[:at]...), b[at+1:]...)
-		nsd := append(append([]float64(nil), sd[:at]...), sd[at+1:]...)
-		if _, ok := solveLS(na, nb, n); !ok {
-			return x, true
-		}
-		a, b, sd = na, nb, nsd
-	}
 }
 
 // partner picks the row k ≠ i with a labelled measurement whose values
@@ -392,39 +431,4 @@ func (l *learner) partner(t theta, i int, done []bool) int {
 		}
 	}
 	return best
-}
-
-// solveLS returns the least-squares solution of A x = b (A by rows, n
-// columns) by Householder QR, and whether A has full column rank.
-func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
-	m := len(a)
-	if m < n {
-		return nil, false
-	}
-	w := n + 1
-	q := make([]float64, m*w)
-	for i, row := range a {
-		copy(q[i*w:i*w+n], row)
-		q[i*w+n] = b[i]
-	}
-	if !householder(q, m, w, n) {
-		return nil, false
-	}
-	var big float64
-	for i := 0; i < n; i++ {
-		big = math.Max(big, math.Abs(q[i*w+i]))
-	}
-	r := make([]float64, n*n)
-	x := make([]float64, n)
-	for i := 0; i < n; i++ {
-		if math.Abs(q[i*w+i]) <= 1e-10*big {
-			return nil, false
-		}
-		copy(r[i*n:(i+1)*n], q[i*w:i*w+n])
-		x[i] = q[i*w+n]
-	}
-	if !backSolve(r, n, x) {
-		return nil, false
-	}
-	return x, true
 }

@@ -10,136 +10,6 @@ import (
 	"headlab/numerics/rational"
 )
 
-// ambiguity is how much worse (in sum of squared weighted residuals) than
-// the best labelling every distinct rival labelling must fit before the
-// best one is accepted: a rival within this factor means the data do not
-// decide, and the learner does not guess.
-const ambiguity = 100
-
-// fail returns an *Error for RF k.
-func (l *learner) fail(k int, reason string, err error) *Error {
-	rf := &l.res.Trace.RFs[k]
-	e := &Error{RF: k, Name: rf.Name(), Reason: reason, Err: err, First: -1, Last: -1}
-	for _, q := range rf.Query {
-		if e.First < 0 || q < e.First {
-			e.First = q
-		}
-		e.Last = max(e.Last, q)
-	}
-	return e
-}
-
-// ratTolerance is the sample accuracy handed to rational.Fit.
-func (l *learner) ratTolerance() float64 {
-	return math.Max(l.opt.Tolerance, rational.DefaultTolerance)
-}
-
-// fitRF fits RF k with rational.Fit and records the fit in the trace. With
-// knownC the constant C and the value F(0) (as an extra sample at n = 0 if
-// the RF has none) are taken as known.
-func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
-	rf := &l.res.Trace.RFs[k]
-	n := append([]float64(nil), rf.N...)
-	f := append([]float64(nil), rf.F...)
-	if f0 != nil {
-		n = append([]float64{0}, n...)
-		f = append([]float64{*f0}, f...)
-	}
-	opt.Tolerance = l.ratTolerance()
-	fit, err := rational.Fit(n, f, opt)
-	rf.KnownC, rf.C = opt.KnownC, opt.C
-	rf.Fit, rf.P, rf.R, rf.Heads = fit, fit.LogPoles(), fit.Values(), nil
-	if err != nil {
-		return err
-	}
-	l.res.Cond = math.Max(l.res.Cond, fit.Cond)
-	return nil
-}
-
-// labelling is the outcome of trying candidate labellings.
-type labelling struct {
-	perm  []int     // head h takes pole perm[h]
-	x     []float64 // fitted parameters of the best labelling
-	chi2  float64
-	rival float64 // best chi² of a distinct rival labelling (+Inf if none)
-
-	all     [][]float64 // every fit tried, with its chi²
-	allChi2 []float64
-}
-
-// choose evaluates every candidate labelling with try and returns the best,
-// with the best distinct rival's chi².
-func choose(cands [][]int, try func(perm []int) ([]float64, float64), same func(a, b []float64) bool) labelling {
-	type res struct {
-		perm []int
-		x    []float64
-		chi2 float64
-	}
-	var all []res
-	for _, p := range cands {
-		x, c := try(p)
-		all = append(all, res{p, x, c})
-	}
-	best := 0
-	for i := range all {
-		if all[i].chi2 < all[best].chi2 {
-			best = i
-		}
-	}
-	out := labelling{perm: all[best].perm, x: all[best].x, chi2: all[best].chi2, rival: math.Inf(1)}
-	for i := range all {
-		if i != best && !same(all[i].x, out.x) {
-			out.rival = math.Min(out.rival, all[i].chi2)
-		}
-	}
-	return out
-}
-
-// chooseStarts fits from every start and returns the best fit with the
-// best chi² among the distinct others.
-func chooseStarts(starts [][]float64, fit func([]float64) ([]float64, float64), same func(a, b []float64) bool) labelling {
-	out := labelling{chi2: math.Inf(1), rival: math.Inf(1)}
-	var xs [][]float64
-	var cs []float64
-	for _, s := range starts {
-		x, c := fit(s)
-		xs, cs = append(xs, x), append(cs, c)
-		if c < out.chi2 {
-			out.x, out.chi2 = x, c
-		}
-	}
-	for i := range xs {
-		if !same(xs[i], out.x) {
-			out.rival = math.Min(out.rival, cs[i])
-		}
-	}
-	out.all, out.allChi2 = xs, cs
-	return out
-}
-
-// merge combines two sets of fits.
-func (lb labelling) merge(o labelling, same func(a, b []float64) bool) labelling {
-	xs := append(append([][]float64(nil), lb.all...), o.all...)
-	cs := append(append([]float64(nil), lb.allChi2...), o.allChi2...)
-	out := labelling{chi2: math.Inf(1), rival: math.Inf(1), all: xs, allChi2: cs}
-	for i := range xs {
-		if cs[i] < out.chi2 {
-			out.x, out.chi2 = xs[i], cs[i]
-		}
-	}
-	for i := range xs {
-		if !same(xs[i], out.x) {
-			out.rival = math.Min(out.rival, cs[i])
-		}
-	}
-	return out
-}
-
-// decided reports whether the best labelling beats every rival clearly.
-func (lb labelling) decided(nrows int) bool {
-	return lb.rival > ambiguity*math.Max(lb.chi2, float64(nrows)) && !math.IsInf(lb.chi2, 0)
-}
-
 // learnColumnOne fits the RFs with z = z_1, finds the number of canonical
 // heads, labels the heads through the links and returns the parameters of
 // column 1 of every P_h and all of every r_h (MATH.md §4, "learn v first").
@@ -147,15 +17,15 @@ func (l *learner) learnColumnOne() (theta, error) {
 	// Number of poles each RF shows, up to the bound.
 	hc := 0
 	errs := make(map[int]error)
-	for _, k := range l.phaseA {
+	for _, k := range l.first {
 		if err := l.fitRF(k, rational.Options{Poles: l.h0, UpperBound: true}, nil); err != nil {
 			errs[k] = err
 			continue
 		}
 		hc = max(hc, len(l.res.Trace.RFs[k].Fit.Poles))
 	}
-	if len(errs) == len(l.phaseA) {
-		k := l.phaseA[0]
+	if len(errs) == len(l.first) {
+		k := l.first[0]
 		return theta{}, l.fail(k, "cannot fit", errs[k])
 	}
 	if hc == 0 {
@@ -166,7 +36,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 	// fit still serve as a starting guess (a complex pair split into two
 	// real poles): the joint fits below decide on all the samples.
 	guesses := make(map[int]guess)
-	for _, k := range l.phaseA {
+	for _, k := range l.first {
 		rf := &l.res.Trace.RFs[k]
 		if errs[k] == nil && len(rf.Fit.Poles) == hc {
 			guesses[k] = guess{p: rf.P, r: rf.R}
@@ -186,7 +56,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 			guesses[k] = guess{p: p, r: l.valuesGiven(k, p)}
 		}
 	}
-	k11 := l.phaseA[0]
+	k11 := l.first[0]
 	g11, ok := guesses[k11]
 	if !ok {
 		return theta{}, l.fail(k11, fmt.Sprintf("does not show all %d heads", hc), errs[k11])
@@ -213,11 +83,11 @@ func (l *learner) learnColumnOne() (theta, error) {
 			free[t.rIndex(h, a)] = true
 		}
 	}
-	inA := make(map[int]bool)
-	for _, k := range l.phaseA {
-		inA[k] = true
+	onZ1 := make(map[int]bool)
+	for _, k := range l.first {
+		onZ1[k] = true
 	}
-	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return inA[k] }), free, hc)
+	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return onZ1[k] }), free, hc)
 	t, _ = sv.fit(t, 50)
 	return t, nil
 }
@@ -288,31 +158,6 @@ func (l *learner) valuesGiven(k int, p []float64) []float64 {
 	return r
 }
 
-// queryRowsWhere returns one row per query of the RFs accepted by keep.
-func (l *learner) queryRowsWhere(keep func(k int) bool) []row {
-	var out []row
-	for _, r := range l.queryRowsIndexed() {
-		if keep(r.rf) {
-			out = append(out, r.row)
-		}
-	}
-	return out
-}
-
-type indexedRow struct {
-	row
-	rf int
-}
-
-func (l *learner) queryRowsIndexed() []indexedRow {
-	rows := l.queryRows()
-	out := make([]indexedRow, len(rows))
-	for q, r := range rows {
-		out[q] = indexedRow{row: r, rf: l.res.Trace.Queries[q].RF}
-	}
-	return out
-}
-
 // linkColumnOne labels the heads of M_i1 and of its link RF(z_1, u_1+u_i)
 // with the heads of M_11 (MATH.md §3.3): the link's poles are at
 // p(M_11) + p(M_i1) with values r(M_11) + r(M_i1) for the same head. Each
@@ -322,7 +167,7 @@ func (l *learner) queryRowsIndexed() []indexedRow {
 // distinct labelling fits nearly as well.
 func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]guess, errs map[int]error) error {
 	hc := t.H
-	k11, km, kl := l.phaseA[0], l.phaseA[2*i-1], l.phaseA[2*i]
+	k11, km, kl := l.first[0], l.first[2*i-1], l.first[2*i]
 	m11, mi, li := &l.res.Trace.RFs[k11], &l.res.Trace.RFs[km], &l.res.Trace.RFs[kl]
 	gm, okm := guesses[km]
 	gl, okl := guesses[kl]
@@ -412,41 +257,31 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return j
 	}
-	// Candidates: a permutation of M_i1's poles (source 0) or of the link's
-	// (source 1), as one list of (source, permutation).
-	type cand struct {
-		src  int
-		perm []int
-	}
-	var cands []cand
-	if okm {
-		for _, p := range candidates(costM) {
-			cands = append(cands, cand{0, p})
+	// Starting points: M_11's heads as they stand, and M_i1's heads taken
+	// from a permutation of M_i1's poles or of the link's less M_11's.
+	var starts [][]float64
+	for src, g := range []guess{gm, gl} {
+		if (src == 0 && !okm) || (src == 1 && !okl) {
+			continue
 		}
-	}
-	if okl {
-		for _, p := range candidates(costL) {
-			cands = append(cands, cand{1, p})
+		cost := costM
+		if src == 1 {
+			cost = costL
 		}
-	}
-	perms := make([][]int, len(cands))
-	for c := range cands {
-		perms[c] = append([]int{c}, cands[c].perm...)
-	}
-	try := func(tagged []int) ([]float64, float64) {
-		c := cands[tagged[0]]
-		x := make([]float64, 4*hc)
-		for h := 0; h < hc; h++ {
-			b := c.perm[h]
-			x[h], x[hc+h] = t.P(h, 0, 0), t.R(h, 0)
-			if c.src == 0 {
-				x[2*hc+h], x[3*hc+h] = gm.p[b], gm.r[b]
-			} else {
-				x[2*hc+h], x[3*hc+h] = gl.p[b]-x[h], gl.r[b]-x[hc+h]
+		for _, perm := range candidates(cost) {
+			x := make([]float64, 4*hc)
+			for h, b := range perm {
+				x[h], x[hc+h] = t.P(h, 0, 0), t.R(h, 0)
+				x[2*hc+h], x[3*hc+h] = g.p[b], g.r[b]
+				if src == 1 {
+					x[2*hc+h] -= x[h]
+					x[3*hc+h] -= x[hc+h]
+				}
 			}
+			starts = append(starts, x)
 		}
-		return gaussNewton(x, resid, jac, 100)
 	}
+	fit := func(x []float64) ([]float64, float64) { return levenbergMarquardt(x, resid, jac, 100) }
 	// Two solutions are the same when they agree up to relabelling heads
 	// (the fit may move M_11's poles too).
 	heads := func(x []float64) [][4]float64 {
@@ -472,7 +307,35 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return true
 	}
-	lb := choose(perms, try, same)
+	lb := chooseStarts(starts, fit, same)
+	if !lb.decided(len(smp)) {
+		// Heads with nearly equal log-poles in one of the three RFs make
+		// narrow valleys in which the fits stall: restart from the best fit
+		// with each such pair spread apart around its mean.
+		var extra [][]float64
+		spread := func(ia, ib int) {
+			m := (lb.x[ia] + lb.x[ib]) / 2
+			for _, delta := range []float64{0.01, 0.05, 0.2} {
+				for _, sgn := range []float64{-1, 1} {
+					x := append([]float64(nil), lb.x...)
+					x[ia], x[ib] = m+sgn*delta, m-sgn*delta
+					extra = append(extra, x)
+				}
+			}
+		}
+		for a := 0; a < hc; a++ {
+			for b := a + 1; b < hc; b++ {
+				for _, off := range []int{0, 2 * hc} {
+					if math.Abs(lb.x[off+a]-lb.x[off+b]) < 0.3 {
+						spread(off+a, off+b)
+					}
+				}
+			}
+		}
+		if len(extra) > 0 {
+			lb = lb.merge(chooseStarts(extra, fit, same), same)
+		}
+	}
 	if !lb.decided(len(smp)) {
 		return l.fail(kl, fmt.Sprintf("cannot label the heads of %s: rival labellings fit about as well (χ² %.3g vs %.3g)", mi.Name(), lb.rival, lb.chi2), nil)
 	}
@@ -496,32 +359,4 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	mi.Heads = l.matchPoles(mi, func(h int) (float64, float64) { return terms(lb.x, 1, relabel[h]) }, hc, rs)
 	li.Heads = l.matchPoles(li, func(h int) (float64, float64) { return terms(lb.x, 2, relabel[h]) }, hc, rs)
 	return nil
-}
-
-// matchPoles labels the fitted poles of rf with the heads whose predicted
-// (p, r) are nearest (an assignment), for the trace.
-func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
-	np := len(rf.P)
-	out := make([]int, np)
-	for b := range out {
-		out[b] = -1
-	}
-	if np != hc || hc == 0 {
-		return out
-	}
-	if rs == 0 {
-		rs = 1
-	}
-	cost := make([][]float64, hc)
-	for h := range cost {
-		p, r := pred(h)
-		cost[h] = make([]float64, np)
-		for b := range cost[h] {
-			cost[h][b] = math.Abs(p-rf.P[b]) + math.Abs(r-rf.R[b])/rs
-		}
-	}
-	for h, b := range hungarian(cost) {
-		out[b] = h
-	}
-	return out
 }

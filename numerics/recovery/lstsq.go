@@ -1,0 +1,380 @@
+package recovery
+
+import (
+	"math"
+
+	"headlab/numerics/internal/xmath"
+)
+
+// levenbergMarquardt minimises Σ e_i(x)² from x0: each
+// step is the least-squares solution of the Jacobian, with columns scaled to
+// unit norm, augmented by √λ·I (Householder QR, so the condition number is
+// not squared); λ shrinks after a successful step and grows after a failed
+// one. jac returns the Jacobian by rows. It returns the best point and its
+// sum of squares.
+func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func([]float64) [][]float64, maxIter int) ([]float64, float64) {
+	x := append([]float64(nil), x0...)
+	e := resid(x)
+	ss := sumSquares(e)
+	n := len(x)
+	lambda := 1e-12
+	small := 0
+	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
+		j := jac(x)
+		m := len(j)
+		scale := make([]float64, n)
+		for c := 0; c < n; c++ {
+			var s float64
+			for r := 0; r < m; r++ {
+				s += j[r][c] * j[r][c]
+			}
+			scale[c] = math.Sqrt(s)
+			if scale[c] == 0 || math.IsNaN(scale[c]) || math.IsInf(scale[c], 0) {
+				scale[c] = 1
+			}
+		}
+		accepted := false
+		for lambda < 1e10 {
+			step, ok := dampedStep(j, e, scale, lambda)
+			if ok {
+				nx := make([]float64, n)
+				for c := range nx {
+					nx[c] = x[c] + step[c]
+				}
+				ne := resid(nx)
+				if nss := sumSquares(ne); nss < ss {
+					if ss-nss <= 1e-10*ss && lambda <= 1e-8 {
+						small++
+					} else {
+						small = 0
+					}
+					x, e, ss = nx, ne, nss
+					lambda = math.Max(lambda/10, 1e-14)
+					accepted = true
+					break
+				}
+			}
+			lambda *= 4
+		}
+		if !accepted || small >= 2 {
+			break
+		}
+	}
+	return x, ss
+}
+
+// dampedStep solves min |J δ + e|² + λ|D δ|², D the column norms of J, by
+// Householder QR of the scaled, augmented system.
+func dampedStep(j [][]float64, e, scale []float64, lambda float64) ([]float64, bool) {
+	m, n := len(j), len(scale)
+	w := n + 1
+	a := make([]float64, (m+n)*w)
+	for r := 0; r < m; r++ {
+		for c := 0; c < n; c++ {
+			a[r*w+c] = j[r][c] / scale[c]
+		}
+		a[r*w+n] = -e[r]
+	}
+	d := math.Sqrt(lambda)
+	for c := 0; c < n; c++ {
+		a[(m+c)*w+c] = d
+	}
+	if !householder(a, m+n, w, n) {
+		return nil, false
+	}
+	r := make([]float64, n*n)
+	step := make([]float64, n)
+	for i := 0; i < n; i++ {
+		copy(r[i*n:(i+1)*n], a[i*w:i*w+n])
+		step[i] = a[i*w+n]
+	}
+	if !backSolve(r, n, step) {
+		return nil, false
+	}
+	for c := range step {
+		step[c] /= scale[c]
+	}
+	return step, true
+}
+
+func sumSquares(e []float64) float64 {
+	var s float64
+	for _, v := range e {
+		s += v * v
+	}
+	if math.IsNaN(s) {
+		return math.Inf(1)
+	}
+	return s
+}
+
+// standardErrors returns √diag((JᵀJ)⁻¹)·√scale for the Jacobian j (by
+// rows), +Inf for parameters it does not determine.
+func standardErrors(j [][]float64, scale float64) []float64 {
+	m := len(j)
+	if m == 0 {
+		return nil
+	}
+	n := len(j[0])
+	out := make([]float64, n)
+	a := make([]float64, m*n)
+	for r := range j {
+		copy(a[r*n:(r+1)*n], j[r])
+	}
+	if m < n || !householder(a, m, n, n) {
+		for i := range out {
+			out[i] = math.Inf(1)
+		}
+		return out
+	}
+	r := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		copy(r[i*n:(i+1)*n], a[i*n:(i+1)*n])
+		if r[i*n+i] == 0 {
+			for k := range out {
+				out[k] = math.Inf(1)
+			}
+			return out
+		}
+	}
+	x := invUpper(r, n)
+	for i := 0; i < n; i++ {
+		var v float64
+		for c := i; c < n; c++ {
+			v += x[i*n+c] * x[i*n+c]
+		}
+		out[i] = math.Sqrt(v * scale)
+		if math.IsNaN(out[i]) {
+			out[i] = math.Inf(1)
+		}
+	}
+	return out
+}
+
+// solveLS returns the least-squares solution of A x = b (A by rows, n
+// columns) by Householder QR, and whether A has full column rank.
+func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
+	m := len(a)
+	if m < n {
+		return nil, false
+	}
+	w := n + 1
+	q := make([]float64, m*w)
+	for i, row := range a {
+		copy(q[i*w:i*w+n], row)
+		q[i*w+n] = b[i]
+	}
+	if !householder(q, m, w, n) {
+		return nil, false
+	}
+	var big float64
+	for i := 0; i < n; i++ {
+		big = math.Max(big, math.Abs(q[i*w+i]))
+	}
+	r := make([]float64, n*n)
+	x := make([]float64, n)
+	for i := 0; i < n; i++ {
+		if math.Abs(q[i*w+i]) <= 1e-10*big {
+			return nil, false
+		}
+		copy(r[i*n:(i+1)*n], q[i*w:i*w+n])
+		x[i] = q[i*w+n]
+	}
+	if !backSolve(r, n, x) {
+		return nil, false
+	}
+	return x, true
+}
+
+// robustLS solves the weighted least-squares problem A x ≈ b with
+// standard errors sd. While the largest normalised residual exceeds 10 it
+// drops that equation if every unknown the equation involves keeps at
+// least two others (a majority to side with). Otherwise the disagreement
+// cannot be settled from the equations alone: with depth left, it returns
+// the solutions with the offending equation dropped and with each
+// equation it disagrees with dropped, for the caller to test against the
+// samples. It returns nothing when x is not determined.
+func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
+	for {
+		wa := make([][]float64, len(a))
+		wb := make([]float64, len(a))
+		for e := range a {
+			wa[e] = make([]float64, n)
+			for c := range a[e] {
+				wa[e][c] = a[e][c] / sd[e]
+			}
+			wb[e] = b[e] / sd[e]
+		}
+		x, ok := solveLS(wa, wb, n)
+		if !ok {
+			return nil
+		}
+		res := make([]float64, len(a))
+		worst, at := 0.0, -1
+		for e := range a {
+			var y float64
+			for c := range a[e] {
+				y += a[e][c] * x[c]
+			}
+			res[e] = math.Abs(y-b[e]) / sd[e]
+			if res[e] > worst {
+				worst, at = res[e], e
+			}
+		}
+		if worst <= 10 {
+			return [][]float64{x}
+		}
+		majority := true
+		var rivals []int
+		for c := 0; c < n; c++ {
+			if a[at][c] == 0 {
+				continue
+			}
+			others := 0
+			for e := range a {
+				if e != at && a[e][c] != 0 {
+					others++
+					if res[e] > 3 {
+						rivals = append(rivals, e)
+					}
+				}
+			}
+			if others < 2 {
+				majority = false
+			}
+		}
+		if majority {
+			a, b, sd = without(a, at), without(b, at), without(sd, at)
+			continue
+		}
+		if depth == 0 {
+			return nil
+		}
+		var out [][]float64
+		for _, e := range append([]int{at}, rivals...) {
+			for _, x := range robustLS(without(a, e), without(b, e), without(sd, e), n, depth-1) {
+				out = appendDistinct(out, x)
+			}
+		}
+		return out
+	}
+}
+
+// without returns s without element i.
+func without[T any](s []T, i int) []T {
+	return append(append([]T(nil), s[:i]...), s[i+1:]...)
+}
+
+// appendDistinct appends x to xs unless it is already there.
+func appendDistinct(xs [][]float64, x []float64) [][]float64 {
+	for _, y := range xs {
+		same := true
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-9*(1+math.Abs(y[i])) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return xs
+		}
+	}
+	return append(xs, x)
+}
+
+// householder triangularises the first k columns of the m×w row-major
+// matrix a in place by Householder reflections, applying them to all w
+// columns. It reports false when m < k or a column is not finite.
+func householder(a []float64, m, w, k int) bool {
+	if m < k {
+		return false
+	}
+	v := make([]float64, m)
+	for j := 0; j < k; j++ {
+		var ss float64
+		for i := j; i < m; i++ {
+			ss += a[i*w+j] * a[i*w+j]
+		}
+		nrm := math.Sqrt(ss)
+		if math.IsInf(ss, 0) || (ss < 1e-280 && ss > 0) {
+			// Out of range for the sum of squares: scale safely.
+			nrm = 0
+			for i := j; i < m; i++ {
+				nrm = xmath.Hypot(nrm, a[i*w+j])
+			}
+		}
+		if math.IsNaN(nrm) || math.IsInf(nrm, 0) {
+			return false
+		}
+		if nrm == 0 {
+			continue
+		}
+		alpha := -nrm
+		if a[j*w+j] < 0 {
+			alpha = nrm
+		}
+		for i := j; i < m; i++ {
+			v[i] = a[i*w+j]
+		}
+		v[j] -= alpha
+		var vv float64
+		for i := j; i < m; i++ {
+			vv += v[i] * v[i]
+		}
+		if vv == 0 {
+			continue
+		}
+		for c := j; c < w; c++ {
+			var dot float64
+			for i := j; i < m; i++ {
+				dot += v[i] * a[i*w+c]
+			}
+			f := 2 * dot / vv
+			if f == 0 {
+				continue
+			}
+			for i := j; i < m; i++ {
+				a[i*w+c] -= f * v[i]
+			}
+		}
+		a[j*w+j] = alpha
+		for i := j + 1; i < m; i++ {
+			a[i*w+j] = 0
+		}
+	}
+	return true
+}
+
+// backSolve solves R x = b in place for the n×n upper triangular R.
+func backSolve(r []float64, n int, b []float64) bool {
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for c := i + 1; c < n; c++ {
+			s -= r[i*n+c] * b[c]
+		}
+		if r[i*n+i] == 0 {
+			return false
+		}
+		b[i] = s / r[i*n+i]
+		if math.IsNaN(b[i]) || math.IsInf(b[i], 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// invUpper returns the inverse of the n×n upper triangular R (upper).
+func invUpper(r []float64, n int) []float64 {
+	x := make([]float64, n*n)
+	for j := 0; j < n; j++ {
+		x[j*n+j] = 1 / r[j*n+j]
+		for i := j - 1; i >= 0; i-- {
+			var s float64
+			for k := i + 1; k <= j; k++ {
+				s += r[i*n+k] * x[k*n+j]
+			}
+			x[i*n+j] = -s / r[i*n+i]
+		}
+	}
+	return x
+}
