@@ -194,22 +194,6 @@ type Mass struct {
 // MaxMassWidth is the largest d of the mass-by-|S| figure.
 const MaxMassWidth = 60
 
-// PoissonBinomial returns P(Σ_j B_j = s), s = 0…len(p), for independent
-// Bernoulli(p_j), by the O(d²) recursion that never subtracts: the
-// attention mass the fused W_d head puts on the atoms with |S| = s
-// (MATH.md §2).
-func PoissonBinomial(p []float64) []float64 {
-	out := make([]float64, len(p)+1)
-	out[0] = 1
-	for j, pj := range p {
-		for s := j + 1; s >= 1; s-- {
-			out[s] = out[s]*(1-pj) + out[s-1]*pj
-		}
-		out[0] *= 1 - pj
-	}
-	return out
-}
-
 // MassBySize builds the fused W_d head's attention mass by |S| at the query
 // q: the atoms (1_S, 0, |S|) grouped by |S| = s, whose weights sum to the
 // Poisson-binomial probabilities of independent Bernoulli(σ(q_j)), and the
@@ -229,7 +213,7 @@ func MassBySize(in Mass, st Style) (Figure, error) {
 		}
 		sigma[j] = fusion.Sigmoid(q)
 	}
-	mass := PoissonBinomial(sigma)
+	mass := fusion.PoissonBinomial(sigma)
 	mean := fusion.SigmoidSumValue(in.Q)
 	p := st.newPlot("size |*S*| of the atom's set", "attention mass")
 	f := single("atom-mass", fmt.Sprintf("Attention mass of the fused W_%d head by |S|", d), p, st)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/numerics/fusion"
 	"headlab/web/link"
 )
 
@@ -316,7 +317,7 @@ func TestOptionsRefused(t *testing.T) {
 func TestPoissonBinomial(t *testing.T) {
 	// Against the brute-force sum over the 2^d atoms.
 	p := []float64{0.1, 0.7, 0.35, 0.9, 0.5}
-	got := PoissonBinomial(p)
+	got := fusion.PoissonBinomial(p)
 	want := make([]float64, len(p)+1)
 	for s := 0; s < 1<<len(p); s++ {
 		w, k := 1.0, 0

@@ -41,7 +41,7 @@ func Canonical(l Layer, tol float64) Layer {
 		}
 		out = append(out, Head{W: g.w, V: g.v})
 	}
-	sort.SliceStable(out, func(i, j int) bool { return lessDense(out[i].W, out[j].W) })
+	sort.SliceStable(out, func(i, j int) bool { return LessW(out[i].W, out[j].W) })
 	return out
 }
 
@@ -62,7 +62,9 @@ func closeDense(a, b *mat.Dense, tol float64) bool {
 	return true
 }
 
-func lessDense(a, b *mat.Dense) bool {
+// LessW orders matrices lexicographically by rows: the order of the heads
+// of a canonical layer.
+func LessW(a, b *mat.Dense) bool {
 	r, c := a.Dims()
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {

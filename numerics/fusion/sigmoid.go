@@ -72,3 +72,19 @@ func SigmoidSumValue(q []float64) float64 {
 	}
 	return s
 }
+
+// PoissonBinomial returns P(Σ_j B_j = s), s = 0…len(p), for independent
+// Bernoulli(p_j): the attention mass the fused W_d head puts on the atoms
+// with |S| = s (MATH.md §2). It is computed by the O(d²) recursion over j, which never
+// subtracts and so keeps every entry to a few ulps.
+func PoissonBinomial(p []float64) []float64 {
+	out := make([]float64, len(p)+1)
+	out[0] = 1
+	for j, pj := range p {
+		for s := j + 1; s >= 1; s-- {
+			out[s] = out[s]*(1-pj) + out[s-1]*pj
+		}
+		out[0] *= 1 - pj
+	}
+	return out
+}

@@ -111,7 +111,7 @@ func (l *learner) finish(t theta, st *fitStats) (Result, error) {
 		order[i] = i
 	}
 	for i := 1; i < hc; i++ {
-		for k := i; k > 0 && lessW(layer[order[k]].W, layer[order[k-1]].W); k-- {
+		for k := i; k > 0 && attention.LessW(layer[order[k]].W, layer[order[k-1]].W); k-- {
 			order[k], order[k-1] = order[k-1], order[k]
 		}
 	}
@@ -173,17 +173,4 @@ func maxAbs(x []float64) float64 {
 		return math.SmallestNonzeroFloat64
 	}
 	return m
-}
-
-// lessW orders matrices lexicographically by rows, as attention.Canonical.
-func lessW(a, b *mat.Dense) bool {
-	r, c := a.Dims()
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if x, y := a.At(i, j), b.At(i, j); x != y {
-				return x < y
-			}
-		}
-	}
-	return false
 }

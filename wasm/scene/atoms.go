@@ -124,7 +124,7 @@ func (a *Atoms) setQuery(q []float64) error {
 	if !finite(a.Split) {
 		return fmt.Errorf("scene: the split heads' output is %v at this query", a.Split)
 	}
-	a.Mass = PoissonBinomial(a.Sigma)
+	a.Mass = fusion.PoissonBinomial(a.Sigma)
 	if d > AtomsBuildLimit {
 		a.Built = false
 		a.Refused = fmt.Sprintf("The fused head is not built for d = %d: %s atoms and %s of keys exceed the interactive limit d ≤ %d (2^%d atoms); the numbers shown come from the counts.",
@@ -224,22 +224,6 @@ func (a *Atoms) AtomBits(i int) string {
 		}
 	}
 	return b.String()
-}
-
-// PoissonBinomial returns P(Σ_j B_j = s), s = 0…len(p), for independent
-// Bernoulli(p_j): the attention mass the fused W_d head puts on the atoms
-// with |S| = s. It is computed by the O(d²) recursion over j, which never
-// subtracts and so keeps every entry to a few ulps.
-func PoissonBinomial(p []float64) []float64 {
-	out := make([]float64, len(p)+1)
-	out[0] = 1
-	for j, pj := range p {
-		for s := j + 1; s >= 1; s-- {
-			out[s] = out[s]*(1-pj) + out[s-1]*pj
-		}
-		out[0] *= 1 - pj
-	}
-	return out
 }
 
 // KVBytes returns the bytes a head with the given number of atoms takes as

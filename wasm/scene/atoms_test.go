@@ -111,7 +111,7 @@ func TestHistogramIsPoissonBinomial(t *testing.T) {
 	for j := range p {
 		p[j] = float64(rng.IntN(1000)+1) / 1024
 	}
-	got := PoissonBinomial(p)
+	got := fusion.PoissonBinomial(p)
 	exact := make([]*big.Rat, len(p)+1)
 	for s := range exact {
 		exact[s] = new(big.Rat)
