@@ -491,8 +491,33 @@
 
   window.headlabHost.key = (e) => onKey(e);
 
+  // el builds an element: props set properties or attributes ("class",
+  // and "text" through textContent, so user text is never parsed as HTML).
+  function el(tag, props, ...children) {
+    const e = document.createElement(tag);
+    if (props) {
+      for (const [k, val] of Object.entries(props)) {
+        if (k === "class") e.className = val;
+        else if (k === "text") e.textContent = val;
+        else if (k in e) e[k] = val;
+        else e.setAttribute(k, val);
+      }
+    }
+    for (const c of children) e.append(c);
+    return e;
+  }
+
+  // v writes a mathematical variable with an optional subscript.
+  function v(name, sub) {
+    const e = el("var", { text: name });
+    if (sub) e.append(el("sub", { text: sub }));
+    return e;
+  }
+
   // The API a scene module builds its panel with.
   const api = {
+    el,
+    v,
     set,
     state: () => state,
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),

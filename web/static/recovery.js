@@ -24,25 +24,10 @@
   let facts = null;
   let timer = 0;
 
-  function el(tag, props, ...children) {
-    const e = document.createElement(tag);
-    if (props) {
-      for (const [k, v] of Object.entries(props)) {
-        if (k === "class") e.className = v;
-        else if (k === "text") e.textContent = v;
-        else if (k in e) e[k] = v;
-        else e.setAttribute(k, v);
-      }
-    }
-    for (const c of children) e.append(c);
-    return e;
-  }
-
-  function v(name, sub) {
-    const e = el("var", { text: name });
-    if (sub) e.append(el("sub", { text: sub }));
-    return e;
-  }
+  // DOM helpers shared with the page (app.js): el(tag, props, ...children)
+  // builds an element, text only through textContent; v(name, sub) a variable.
+  const el = (...args) => api.el(...args);
+  const v = (name, sub) => api.v(name, sub);
 
   function numberField(label, key, min, max) {
     const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: "rec-" + key, name: key });
