@@ -201,14 +201,16 @@ func recoverySweep(tb *tab) {
 		if f.Sweep.Done {
 			break
 		}
-		tb.sleep(200 * time.Millisecond)
+		tb.sleep(50 * time.Millisecond)
 	}
 	gaps := eval[[]float64](tb, `(() => { window.__stop = true; return window.__gaps.slice(2); })()`)
 	if !f.Sweep.Done || f.Sweep.Refused != "" {
 		tb.tb.Fatalf("the sweep did not finish: progress %v, refused %q", seen, f.Sweep.Refused)
 	}
-	if len(seen) < 3 {
-		tb.tb.Errorf("progress seen %v: the sweep did not run long enough to watch", seen)
+	// The sweep is sliced: it was seen part done before it finished (a
+	// sweep done in one frame would jump from nothing to done).
+	if len(seen) < 2 || seen[0] >= 1 {
+		tb.tb.Errorf("progress seen %v: the sweep was never seen part done", seen)
 	}
 	for i := 1; i < len(seen); i++ {
 		if seen[i] < seen[i-1] {
