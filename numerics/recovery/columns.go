@@ -162,13 +162,32 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	if len(extra) > 0 {
 		lb = lb.merge(chooseStarts(extra, fit, same), same)
 	}
-	if !lb.decided(len(smp)) {
+	// Heads on which fits about as good as the best disagree are left
+	// undecided by this RF; if that is every head, the RF says nothing.
+	amb := lb.ambiguous(len(smp), 1e-6)
+	nAmb := 0
+	for _, a := range amb {
+		if a {
+			nAmb++
+		}
+	}
+	if nAmb == hc {
 		return nil, nil, fmt.Errorf("the known values r_h do not decide the labels (χ² %.3g vs rival %.3g)", lb.chi2, lb.rival)
 	}
 	// Label the poles by the fitted values (the fit may have moved away
 	// from its starting labelling).
 	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.x[h], rr[h] }, hc, rs)
+	for b, h := range rf.Heads {
+		if h >= 0 && amb[h] {
+			rf.Heads[b] = -1
+		}
+	}
 	se := standardErrors(jac(lb.x), math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
+	for h := range se {
+		if amb[h] {
+			se[h] = math.Inf(1)
+		}
+	}
 	// Two heads with nearly equal poles, as seen from samples at n ≥ 1
 	// (close in log ρ, or both near n = 0), are split by the samples only
 	// at second order, which has two roots: the fit may sit on the wrong

@@ -54,6 +54,17 @@ func (l *learner) learnColumnOne() (theta, error) {
 		errs[k] = err
 		if p, ok := poleGuess(err, hc); ok {
 			guesses[k] = guess{p: p, r: l.valuesGiven(k, p)}
+			continue
+		}
+		// Too few usable poles: fill in the missing ones from a few
+		// values, keeping the set that fits the samples best.
+		best := math.Inf(1)
+		for _, p := range paddedGuesses(err, hc) {
+			sort.Float64s(p)
+			r := l.valuesGiven(k, p)
+			if ss := l.valuesMisfit(k, p, r); ss < best {
+				best, guesses[k] = ss, guess{p: p, r: r}
+			}
 		}
 	}
 	k11 := l.first[0]
@@ -124,6 +135,35 @@ func poleGuess(err error, hc int) ([]float64, bool) {
 	}
 	sort.Float64s(p)
 	return p, true
+}
+
+// valuesMisfit returns the weighted sum of squared residuals of RF k's
+// samples (n ≥ 1) for log-poles p and values r, in the form F(n) − F(0) =
+// −Σ_h r_h·n/(n+ρ_h).
+func (l *learner) valuesMisfit(k int, p, r []float64) float64 {
+	rf := &l.res.Trace.RFs[k]
+	f0 := math.NaN()
+	for s, n := range rf.N {
+		if n == 0 {
+			f0 = rf.F[s]
+		}
+	}
+	var ss float64
+	for s, n := range rf.N {
+		if n == 0 {
+			continue
+		}
+		y := f0
+		for h, ph := range p {
+			y -= r[h] * n / (n + xmath.Exp(ph))
+		}
+		e := (y - rf.F[s]) / l.sigma(rf.F[s])
+		ss += e * e
+	}
+	if math.IsNaN(ss) {
+		return math.Inf(1)
+	}
+	return ss
 }
 
 // valuesGiven returns the values r_h that best fit the samples of RF k

@@ -7,7 +7,7 @@ import (
 
 // ambiguity is how much worse (in sum of squared weighted residuals) than
 // the best labelling every distinct rival labelling must fit before the
-// best one is accepted: a rival within this factor means the data do not
+// best one is accepted (see decided): a closer rival means the data do not
 // decide, and the learner does not guess.
 const ambiguity = 100
 
@@ -56,9 +56,38 @@ func pick(xs [][]float64, cs []float64, same func(a, b []float64) bool) labellin
 	return out
 }
 
-// decided reports whether the best labelling beats every rival clearly.
+// decided reports whether the best labelling beats every distinct rival
+// clearly. When the best fit's χ² per sample is near the noise model's (at
+// most 10), a rival must fit worse by ambiguity times that per-sample χ²
+// (at least 10 standard deviations of the noise); when model errors
+// dominate the χ², the rival must fit ambiguity times worse.
 func (lb labelling) decided(nrows int) bool {
-	return lb.rival > ambiguity*math.Max(lb.chi2, float64(nrows)) && !math.IsInf(lb.chi2, 0)
+	if math.IsInf(lb.chi2, 0) || math.IsNaN(lb.chi2) {
+		return false
+	}
+	perRow := lb.chi2 / float64(max(1, nrows))
+	if perRow <= 10 {
+		return lb.rival-lb.chi2 > ambiguity*math.Max(1, perRow)
+	}
+	return lb.rival > ambiguity*lb.chi2
+}
+
+// ambiguous returns, per parameter, whether some rival fit that the best
+// does not clearly beat (see decided) differs from the best in it by more
+// than tol relative: the parameters the samples leave undecided.
+func (lb labelling) ambiguous(nrows int, tol float64) []bool {
+	out := make([]bool, len(lb.x))
+	for i, x := range lb.all {
+		if (labelling{chi2: lb.chi2, rival: lb.allChi2[i]}).decided(nrows) {
+			continue
+		}
+		for k := range x {
+			if math.Abs(x[k]-lb.x[k]) > tol*(1+math.Abs(lb.x[k])) {
+				out[k] = true
+			}
+		}
+	}
+	return out
 }
 
 // candidates returns labellings to try for an n×n cost matrix

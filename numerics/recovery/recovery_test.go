@@ -172,7 +172,8 @@ func TestLearnAccuracy(t *testing.T) {
 	cases := []cfg{
 		{1, 2, 2, Paper, 1e-8}, {1, 8, 2, Paper, 1e-8}, {1, 4, 2, Economy, 1e-8},
 		{2, 2, 3, Paper, 1e-8}, {2, 4, 3, Paper, 1e-8}, {2, 8, 1, Paper, 1e-8}, {2, 4, 3, Economy, 1e-8},
-		{3, 2, 3, Paper, 1e-6}, {3, 4, 3, Paper, 1e-6}, {3, 3, 3, Economy, 1e-6},
+		{3, 2, 3, Paper, 1e-6}, {3, 4, 3, Paper, 1e-6}, {3, 8, 2, Paper, 1e-6}, {3, 3, 3, Economy, 1e-6},
+		{2, 8, 2, Economy, 1e-8},
 	}
 	if testing.Short() {
 		cases = cases[:7]
