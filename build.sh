@@ -27,7 +27,8 @@ usage: ./build.sh COMMAND [flags]
   bench              benchmarks, natively and under GOOS=js, with the ratio
   dist [DIR]         a self-contained static folder (default dist/) for any static host
   figures            regenerate the README figures in plots/figures (SVG, PNG)
-  screenshots        regenerate the README screenshots in web/screenshots
+  screenshots        regenerate the landing's previews (web/static/previews) and
+                     the README screenshots (web/screenshots)
 USAGE
   exit 2
 }
@@ -129,9 +130,12 @@ screenshots() {
   need_go
   need_chromium
   build
-  say "screenshots of every scene, light and dark, laptop and phone, into web/screenshots"
-  mkdir -p web/screenshots
-  HEADLAB_SITE="$SITE" HEADLAB_SHOTS="$ROOT/web/screenshots" "$GO" test -count=1 -run TestScreenshots ./web/e2e/
+  say "the landing's previews of every scene at its default, light and dark, into web/static/previews"
+  mkdir -p web/static/previews web/screenshots
+  HEADLAB_SITE="$SITE" HEADLAB_PREVIEWS="$ROOT/web/static/previews" "$GO" test -count=1 -run 'TestPreviews$' ./web/e2e/
+  build # the site with the new previews
+  say "screenshots of every scene, light and dark, phone, laptop and projector, into web/screenshots"
+  HEADLAB_SITE="$SITE" HEADLAB_SHOTS="$ROOT/web/screenshots" "$GO" test -count=1 -run 'TestScreenshots$' ./web/e2e/
 }
 
 figures() {

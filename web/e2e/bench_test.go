@@ -93,7 +93,7 @@ func BenchmarkReady(b *testing.B) {
 		for _, c := range []struct {
 			url, ready string
 			cold, warm *[]float64
-		}{{h.base, headlabReady, &hc, &hw}, {minimal, minimalReady, &mc, &mw}} {
+		}{{h.base + "#v=1&scene=attention", headlabReady, &hc, &hw}, {minimal, minimalReady, &mc, &mw}} {
 			tb := newTab(b, chromedp.WithNewBrowserContext())
 			tb.hook()
 			p := timedLoad(tb, c.url, c.ready)

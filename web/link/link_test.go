@@ -26,6 +26,7 @@ func randomState(rng *rand.Rand) State {
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
 	s.Theme = []string{"auto", "light", "dark"}[rng.IntN(3)]
 	s.Present = rng.IntN(2) == 1
+	s.Tour = rng.IntN(MaxTour + 1)
 	for _, p := range Panels {
 		if rng.IntN(3) == 0 {
 			s.Hide = append(s.Hide, p)
@@ -115,6 +116,8 @@ func TestHostileLinks(t *testing.T) {
 		{"#%zz=1", "%zz"},
 		{"#v=99", "v"},
 		{"#present=maybe", "present"},
+		{"#tour=13", "tour"},
+		{"#tour=-1", "tour"},
 		{"#H=2&heat=5", "heat"},
 		{"#hide=intro,<b>x</b>,controls", "hide"},
 		{"#" + strings.Repeat("garbage&=", 1200), ""},

@@ -22,6 +22,8 @@ const (
 	// MaxCoord bounds token coordinates, MaxParam the entries of W and v.
 	MaxCoord = 100
 	MaxParam = 100
+	// MaxTour bounds the tour key: no scene's guided tour is longer.
+	MaxTour = 12
 )
 
 // Scenes lists the scene names a link may select, in the order the page
@@ -156,6 +158,9 @@ func Schema() []Field {
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
 			get: func(s *State) string { return formatBool(s.Present) },
 			set: func(s *State, v string) (string, error) { return setBool(&s.Present, v) }},
+		{Key: "tour", Kind: Int, Doc: "step of the scene's guided tour shown beside it (0: none)", Default: "0", Min: 0, Max: MaxTour,
+			get: func(s *State) string { return strconv.Itoa(s.Tour) },
+			set: func(s *State, v string) (string, error) { return setInt(&s.Tour, v, 0, MaxTour) }},
 	}
 }
 

@@ -48,6 +48,7 @@ type State struct {
 	Theme   string   // auto, light or dark
 	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
 	Present bool     // presentation mode
+	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
 }
 
 // Notice is one adjustment Parse made to a link, to be shown to the user.
@@ -341,6 +342,8 @@ func (s State) Validate() error {
 		return fmt.Errorf("link: noise %v outside 0…0.1", s.Noise)
 	case !contains([]string{"auto", "light", "dark"}, s.Theme):
 		return fmt.Errorf("link: theme %q", s.Theme)
+	case s.Tour < 0 || s.Tour > MaxTour:
+		return fmt.Errorf("link: tour %d", s.Tour)
 	}
 	last := -1
 	for _, n := range s.Hide {

@@ -12,8 +12,9 @@
 
   // Scenes, in the order the switcher shows them. The attention scene is
   // this file's; the others register themselves in window.headlabScenes
-  // (static/atoms.js, static/recovery.js) as { build(panel, intro, api),
-  // sync(state, facts) }, and the switcher lists only those that exist.
+  // (static/atoms.js, static/recovery.js) as { build(panel, api),
+  // sync(state, facts), key(k) }, and the switcher lists only those that
+  // exist. Their intros are in index.html.
   const modules = window.headlabScenes || {};
   const SCENES = [
     { key: "attention", name: "Attention" },
@@ -26,6 +27,8 @@
   let state = null; // the last state read from the canvas
   let builtFor = ""; // sizes the tables were built for
   let syncQueued = false;
+  let landing = false; // the chooser of scenes is shown instead of a scene
+  let tours = null; // static/tours.json once loaded: { scene: [{title, link, text}] }
 
   const headlab = {
     ready: false,
@@ -36,6 +39,7 @@
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
     open: (link) => {
       if (!canvas) throw new Error("headlab: the canvas is not loaded yet");
+      showLanding(false);
       const notes = JSON.parse(canvas.open(String(link)));
       showNotices(notes);
       sync();
@@ -63,7 +67,10 @@
   function onLoaded() {
     canvas = frame.contentWindow.headlabCanvas;
     applyTheme();
-    const notes = JSON.parse(canvas.open(location.hash || "#v=1&scene=attention"));
+    // A page opened without a link shows the chooser of scenes; the canvas
+    // loads the first scene behind it, so that choosing one is instant.
+    showLanding(isLandingHash());
+    const notes = JSON.parse(canvas.open(landing ? "#v=1&scene=attention" : location.hash));
     showNotices(notes);
     sync();
   }
@@ -82,8 +89,8 @@
     if (!canvas) return;
     state = JSON.parse(canvas.state());
     const link = canvas.link();
-    if (location.hash !== link) history.replaceState(null, "", link);
-    for (const el of document.querySelectorAll("[data-scene]")) el.hidden = el.dataset.scene !== state.scene;
+    if (!landing && location.hash !== link) history.replaceState(null, "", link);
+    for (const el of document.querySelectorAll("[data-scene]")) el.hidden = landing || el.dataset.scene !== state.scene;
     syncCommon();
     if (state.scene === "attention") {
       syncControls();
@@ -92,7 +99,9 @@
     } else if (modules[state.scene]) {
       modules[state.scene].sync(state, JSON.parse(canvas.facts()));
     }
+    syncTour();
     $("canvas-alt").textContent = canvas.describe();
+    document.title = landing ? TITLE : sceneName(state.scene) + " · " + TITLE;
     applyTheme();
     document.body.classList.toggle("present", !!state.present);
     $("present").setAttribute("aria-pressed", state.present ? "true" : "false");
@@ -130,7 +139,11 @@
       b.type = "button";
       b.textContent = s.name;
       b.dataset.target = s.key;
-      b.addEventListener("click", () => set("scene", s.key));
+      b.addEventListener("click", () => {
+        showLanding(false);
+        if (state && state.tour) set("tour", "0"); // a tour belongs to its scene
+        set("scene", s.key);
+      });
       nav.append(b);
     }
   }
@@ -139,7 +152,7 @@
   function syncCommon() {
     $("theme").value = state.theme;
     for (const b of $("scenes").children) {
-      if (b.dataset.target === state.scene) b.setAttribute("aria-current", "page");
+      if (!landing && b.dataset.target === state.scene) b.setAttribute("aria-current", "page");
       else b.removeAttribute("aria-current");
     }
   }
@@ -175,9 +188,117 @@
     $("controls").addEventListener("submit", (e) => e.preventDefault());
     $("copy-link").addEventListener("click", copyLink);
     matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
-    window.addEventListener("hashchange", () => {
-      if (canvas && location.hash !== canvas.link()) headlab.open(location.hash);
+    window.addEventListener("hashchange", route);
+    window.addEventListener("popstate", route);
+    $("home").addEventListener("click", (e) => {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return; // a new tab: the browser's
+      e.preventDefault();
+      if (landing) return;
+      history.pushState(null, "", location.pathname + location.search);
+      route();
+      $("landing-title").focus();
     });
+  }
+
+  // route follows the address bar after a link was followed or the user
+  // went back or forward: no fragment is the chooser, any other opens it.
+  function route() {
+    if (!canvas) return;
+    if (isLandingHash()) {
+      showLanding(true);
+      sync();
+    } else if (landing || location.hash !== canvas.link()) {
+      headlab.open(location.hash);
+    }
+  }
+
+  function isLandingHash() {
+    return location.hash === "" || location.hash === "#";
+  }
+
+  // showLanding shows or hides the chooser of scenes.
+  function showLanding(on) {
+    if (landing === on) return;
+    landing = on;
+    document.body.classList.toggle("landing", on);
+    $("landing").hidden = !on;
+  }
+
+  const TITLE = document.title;
+  function sceneName(key) {
+    const s = SCENES.find((x) => x.key === key);
+    return s ? s.name : key;
+  }
+
+  // ---- guided tours: a few steps per scene, each step a link ----
+  function loadTours() {
+    fetch("static/tours.json")
+      .then((r) => {
+        if (!r.ok) throw new Error("HTTP " + r.status);
+        return r.json();
+      })
+      .then((t) => {
+        tours = t;
+        if (state) sync();
+      })
+      .catch((err) => showNotices(["the guided tours could not be loaded: " + err.message]));
+  }
+
+  // syncTour shows the tour step the state names, with links to the others.
+  function syncTour() {
+    const box = $("tour");
+    const steps = tours && tours[state.scene];
+    if (landing || !state.tour || !steps) {
+      box.hidden = true;
+      return;
+    }
+    if (state.tour > steps.length) {
+      box.hidden = true;
+      showNotices(["tour: the " + sceneName(state.scene) + " tour has " + steps.length + " steps; there is no step " + state.tour]);
+      set("tour", "0");
+      return;
+    }
+    const k = state.tour;
+    const step = steps[k - 1];
+    box.hidden = false;
+    $("tour-count").textContent = "Tour of " + sceneName(state.scene) + " · step " + k + " of " + steps.length;
+    $("tour-title").textContent = step.title;
+    $("tour-text").textContent = step.text;
+    tourLink($("tour-prev"), k > 1 ? steps[k - 2].link : "");
+    tourLink($("tour-next"), k < steps.length ? steps[k].link : "");
+    const ol = $("tour-steps");
+    if (ol.children.length !== steps.length || ol.dataset.scene !== state.scene) {
+      ol.replaceChildren();
+      ol.dataset.scene = state.scene;
+      steps.forEach((st, i) => {
+        const a = el("a", { href: st.link, text: String(i + 1), title: st.title });
+        a.setAttribute("aria-label", "step " + (i + 1) + ": " + st.title);
+        ol.append(el("li", null, a));
+      });
+    }
+    [...ol.querySelectorAll("a")].forEach((a, i) => {
+      if (i === k - 1) a.setAttribute("aria-current", "step");
+      else a.removeAttribute("aria-current");
+    });
+  }
+
+  // tourLink makes a a link to href, or, with no href, a disabled one.
+  function tourLink(a, href) {
+    if (href) {
+      a.href = href;
+      a.removeAttribute("aria-disabled");
+    } else {
+      a.removeAttribute("href");
+      a.setAttribute("aria-disabled", "true");
+    }
+  }
+
+  // stepTour follows the tour's previous (-1) or next (+1) link, if any.
+  function stepTour(dir) {
+    const a = $(dir < 0 ? "tour-prev" : "tour-next");
+    if ($("tour").hidden || !a.hasAttribute("href")) return false;
+    location.hash = a.getAttribute("href");
+    return true;
   }
 
   function copyLink() {
@@ -370,7 +491,7 @@
   // ---- lecture use: keyboard, presentation mode, text size, class links ----
   const PANELS = ["intro", "controls", "outputs", "tables", "notices", "export"];
   const SHORTCUTS = [
-    ["← →", "previous / next step (recovery)"],
+    ["← →", "previous / next step (recovery), or of the tour"],
     ["Space", "play / pause (recovery)"],
     ["Home End", "first / last step (recovery)"],
     ["f", "full screen"],
@@ -391,8 +512,12 @@
     if (t && t.nodeType === 1 && t.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return false;
     if ($("help").open && e.key !== "?") return false;
     const mod = state && modules[state.scene];
-    if (mod && mod.key && mod.key(e.key)) return true;
+    if (!landing && mod && mod.key && mod.key(e.key)) return true;
     switch (e.key) {
+      case "ArrowLeft":
+        return stepTour(-1);
+      case "ArrowRight":
+        return stepTour(1);
       case "f":
         toggleFullscreen();
         return true;
@@ -529,8 +654,10 @@
   bindControls();
   buildHelp();
   for (const s of SCENES) {
-    if (modules[s.key]) modules[s.key].build($("panel-" + s.key), $("intro-" + s.key), api);
+    if (modules[s.key]) modules[s.key].build($("panel-" + s.key), api);
   }
+  $("tour-end").addEventListener("click", () => set("tour", "0"));
+  loadTours();
   // If the canvas loaded before this script ran, start now.
   try {
     if (frame.contentWindow && frame.contentWindow.headlabCanvas) onLoaded();

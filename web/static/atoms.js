@@ -1,4 +1,4 @@
-// The Atom explosion scene's intro and panel: the width d, a slider per
+// The Atom explosion scene's panel: the width d, a slider per
 // coordinate of the query q, both outputs with their difference, the
 // general-fusion controls and the fewer-atoms experiment. The numbers come
 // from the canvas (facts); every control changes the state through
@@ -28,21 +28,8 @@
     return { lab, input };
   }
 
-  function buildIntro(intro) {
-    intro.replaceChildren(
-      el("h1", { id: "title-atoms", text: "The atom explosion" }),
-      el("p", null,
-        "The sum of ", v("d"), " sigmoids, ", v("W", "d"), "(", v("q"), ") = Σ σ(", v("q", "j"), "), is ", v("d"),
-        " softmax heads of two atoms each: 2", v("d"), " head-atom terms. Fused into one head, the same function needs an atom for every subset ",
-        v("S"), " of the coordinates — 2", el("sup", null, v("d")), " atoms, the vertices of the hypercube — and no single head does it with fewer ",
-        "(Matsuda). Move the query and watch both sides agree to rounding while the fused side explodes."),
-    );
-    intro.setAttribute("aria-labelledby", "title-atoms");
-  }
-
-  function build(panel, intro, a) {
+  function build(panel, a) {
     api = a;
-    buildIntro(intro);
     els = {};
 
     // Width and seed.

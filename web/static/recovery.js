@@ -1,4 +1,4 @@
-// The Recovery scene's intro and panel: the set-up (H, d, seed, mode,
+// The Recovery scene's panel: the set-up (H, d, seed, mode,
 // noise, H known or a bound H0), the true layer (random or the Attention
 // scene's, with a duplicated head or a cancelling pair to show
 // canonicalisation), the views, and the step controls: first, previous,
@@ -35,21 +35,8 @@
     return { lab: el("label", null, label, " ", input), input };
   }
 
-  function buildIntro(intro) {
-    intro.replaceChildren(
-      el("h1", { id: "title-recovery", text: "Recovering heads from queries" }),
-      el("p", null,
-        "Send the layer ", v("n"), " copies of a token ", v("a"), " followed by a query token ", v("z"),
-        ": the answer is a rational function of ", v("n"), " whose poles −", v("ρ", "h"), " and residues give one linear measurement of every head's ",
-        v("W", "h"), " and ", v("v", "h"), " (Kim, Kim, Guo). Step through the schedule one query at a time with ← and →: ",
-        "4", v("H"), v("d"), "² − 2", v("H"), " + 1 queries, none longer than 2", v("H"), " + 1 tokens, recover the canonical heads."),
-    );
-    intro.setAttribute("aria-labelledby", "title-recovery");
-  }
-
-  function build(panel, intro, a) {
+  function build(panel, a) {
     api = a;
-    buildIntro(intro);
     els = {};
 
     // Step controls.

@@ -1,0 +1,277 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+	"golang.org/x/image/webp"
+)
+
+// Preview sizes: the landing's cards show each scene's canvas at its
+// embedded default, PreviewWidth×PreviewHeight pixels, drawn at 440×280
+// CSS pixels (1.5× for sharp screens).
+const (
+	previewWidth  = 660
+	previewHeight = 420
+)
+
+var previewScenes = []string{"attention", "atoms", "recovery"}
+
+// TestPreviews checks the landing's preview images: one per scene and
+// theme, decodable WebP of the size the page lays out. With
+// HEADLAB_PREVIEWS set to a folder (`./build.sh screenshots` sets it to
+// web/static/previews) it first makes them anew from the scenes at their
+// defaults.
+func TestPreviews(t *testing.T) {
+	dir := os.Getenv("HEADLAB_PREVIEWS")
+	if dir != "" {
+		for _, scene := range previewScenes {
+			for _, theme := range []string{"light", "dark"} {
+				makePreview(t, scene, theme, filepath.Join(dir, scene+"-"+theme+".webp"))
+			}
+		}
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scene := range previewScenes {
+		for _, theme := range []string{"light", "dark"} {
+			path := filepath.Join(root, "web", "static", "previews", scene+"-"+theme+".webp")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("preview: %v (make them with ./build.sh screenshots)", err)
+				continue
+			}
+			img, err := webp.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Errorf("%s: %v", path, err)
+				continue
+			}
+			if sz := img.Bounds().Size(); sz != (image.Point{previewWidth, previewHeight}) {
+				t.Errorf("%s is %v, want %dx%d", path, sz, previewWidth, previewHeight)
+			}
+			if n := colourCount(img); n < 20 {
+				t.Errorf("%s has %d colours: blank?", path, n)
+			}
+		}
+	}
+}
+
+// makePreview opens scene at its default in theme and writes the top of
+// its canvas as a WebP preview.
+func makePreview(t *testing.T, scene, theme, path string) {
+	tb := newTab(t)
+	defer tb.close()
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: 1280, Height: 1000, DeviceScaleFactor: 1,
+	}); err != nil {
+		t.Fatalf("sizing the window: %v", err)
+	}
+	tb.load(h.base + "#v=1&scene=" + scene + "&theme=" + theme)
+	tb.frames(20)
+	eval[bool](tb, `(document.getElementById("canvas").scrollIntoView(), true)`)
+	tb.frames(2)
+	box := eval[[6]float64](tb, canvasBoxJS)
+	scrollY := eval[float64](tb, `scrollY`) // the clip is in the document's coordinates
+	scale := previewWidth / box[2]
+	clip := page.Viewport{X: box[0], Y: box[1] + scrollY, Width: box[2], Height: previewHeight / scale, Scale: scale}
+	if box[1]+clip.Height > box[5] || clip.Height > box[3] {
+		t.Fatalf("the canvas %v does not hold a %dx%d preview in the window", box, previewWidth, previewHeight)
+	}
+	quality := int64(82)
+	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format: page.CaptureScreenshotFormatWebp, Quality: &quality, Clip: &clip,
+	})
+	if err != nil {
+		t.Fatalf("preview of %s: %v", scene, err)
+	}
+	if err := os.WriteFile(path, res.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", path, len(res.Data))
+}
+
+// colourCount counts the distinct colours of a sample of img's pixels.
+func colourCount(img image.Image) int {
+	seen := map[uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[r>>8<<16|g>>8<<8|bl>>8] = true
+		}
+	}
+	return len(seen)
+}
+
+// landingState is what the landing tests read of the page.
+type landingState struct {
+	Landing   bool     // the chooser is shown
+	Workspace bool     // the canvas and its panel are displayed
+	Hash      string   // location.hash
+	Scene     string   // the canvas's scene
+	Tour      int      // the state's tour step
+	Cards     []string // the cards' titles
+	Previews  []int    // naturalWidth of the previews shown
+	TourShown bool
+	TourCount string
+	Title     string
+}
+
+const landingJS = `(() => {
+	const vis = (e) => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+	const st = window.headlab.state();
+	return {
+		landing: vis(document.getElementById("landing")),
+		workspace: vis(document.querySelector(".workspace")),
+		hash: location.hash,
+		scene: st ? st.scene : "",
+		tour: st ? st.tour : -1,
+		cards: [...document.querySelectorAll("#landing .card-title")].filter(vis).map((e) => e.textContent),
+		previews: [...document.querySelectorAll("#landing img.preview")].filter(vis).map((e) => e.complete ? e.naturalWidth : -1),
+		tourShown: vis(document.getElementById("tour")),
+		tourCount: document.getElementById("tour-count").textContent,
+		title: document.title,
+	};
+})()`
+
+func (t *tab) landing() landingState {
+	t.tb.Helper()
+	return eval[landingState](t, landingJS)
+}
+
+// click sends a real mouse click to the middle of the element sel names.
+func (t *tab) click(sel string) {
+	t.tb.Helper()
+	p := eval[*[2]float64](t, fmt.Sprintf(`(() => {
+		const e = document.querySelector(%s);
+		if (!e) return null;
+		e.scrollIntoView({block: "center"});
+		const r = e.getBoundingClientRect();
+		return [r.left + r.width / 2, r.top + r.height / 2];
+	})()`, jsString(sel)))
+	if p == nil {
+		t.tb.Fatalf("no element %s to click", sel)
+	}
+	t.mouse(input.DispatchMouseEventTypeMouseMoved, p[0], p[1], false)
+	t.mouse(input.DispatchMouseEventTypeMousePressed, p[0], p[1], true)
+	t.mouse(input.DispatchMouseEventTypeMouseReleased, p[0], p[1], false)
+}
+
+// TestLanding opens the page without a link: the chooser of scenes shows
+// a card per scene with its preview while the canvas loads behind it; a
+// card opens its scene, the browser's Back returns to the chooser, the
+// brand link leads there from any scene, and a tour walks through its
+// steps, each a link.
+func TestLanding(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base)
+	tb.waitFor("the previews", `[...document.querySelectorAll("#landing img.preview")].filter((e) => e.getClientRects().length > 0).every((e) => e.complete)`)
+	s := tb.landing()
+	if !s.Landing || s.Workspace || s.Hash != "" {
+		t.Fatalf("a page opened without a link: chooser shown %v, canvas shown %v, hash %q", s.Landing, s.Workspace, s.Hash)
+	}
+	if strings.Join(s.Cards, "|") != "Attention|Atom explosion|Recovery" {
+		t.Errorf("cards %q", s.Cards)
+	}
+	if len(s.Previews) != 3 {
+		t.Errorf("%d previews shown, want 3 (one per card, in the page's theme)", len(s.Previews))
+	}
+	for i, w := range s.Previews {
+		if w <= 0 {
+			t.Errorf("preview %d did not load (naturalWidth %d)", i+1, w)
+		}
+	}
+	tb.noProblems("the chooser")
+
+	t.Run("card", func(t *testing.T) {
+		tb := tb.in(t)
+		tb.click(`#landing .card:nth-child(2) .card-open`)
+		tb.waitFor("the atoms scene", `window.headlab.state().scene === "atoms" && location.hash.startsWith("#v=1&scene=atoms")`)
+		tb.frames(5)
+		s := tb.landing()
+		if s.Landing || !s.Workspace {
+			t.Errorf("after choosing a card: chooser shown %v, canvas shown %v", s.Landing, s.Workspace)
+		}
+		if !strings.HasPrefix(s.Title, "Atom explosion") {
+			t.Errorf("title %q does not name the scene", s.Title)
+		}
+		if st := tb.snap(); st.Link != st.Hash {
+			t.Errorf("the address bar holds %q, the link is %q", st.Hash, st.Link)
+		}
+		eval[bool](tb, `(history.back(), true)`)
+		tb.waitFor("the chooser after Back", `!document.getElementById("landing").hidden`)
+		if s := tb.landing(); !s.Landing || s.Workspace || s.Hash != "" {
+			t.Errorf("after Back: chooser shown %v, canvas shown %v, hash %q", s.Landing, s.Workspace, s.Hash)
+		}
+	})
+
+	t.Run("brand", func(t *testing.T) {
+		tb := tb.in(t)
+		eval[bool](tb, `(window.headlab.open("#v=1&scene=recovery&H=2&d=2"), true)`)
+		if s := tb.landing(); s.Landing || s.Scene != "recovery" {
+			t.Fatalf("open() from the chooser: chooser shown %v, scene %s", s.Landing, s.Scene)
+		}
+		tb.click(`#home`)
+		tb.waitFor("the chooser", `!document.getElementById("landing").hidden`)
+		if s := tb.landing(); !s.Landing || s.Workspace || s.Hash != "" {
+			t.Errorf("after the brand link: chooser shown %v, canvas shown %v, hash %q", s.Landing, s.Workspace, s.Hash)
+		}
+	})
+
+	t.Run("tour", func(t *testing.T) {
+		tb := tb.in(t)
+		tb.click(`#landing .card:nth-child(1) .card-tour`)
+		tb.waitFor("step 1", `window.headlab.state().tour === 1`)
+		s := tb.landing()
+		if !s.TourShown || s.TourCount != "Tour of Attention · step 1 of 5" || s.Scene != "attention" {
+			t.Fatalf("tour step 1: shown %v, %q, scene %s", s.TourShown, s.TourCount, s.Scene)
+		}
+		tb.click(`#tour-next`)
+		tb.waitFor("step 2", `window.headlab.state().tour === 2`)
+		if st := tb.snap(); !strings.Contains(st.Link, "heat=2") {
+			t.Errorf("step 2's link %q does not show head 2's heat map", st.Link)
+		}
+		// → outside a field goes on with the tour in a scene without steps of its own.
+		tb.do("pressing →", chromedp.KeyEvent(kb.ArrowRight))
+		tb.waitFor("step 3", `window.headlab.state().tour === 3`)
+		if s := tb.landing(); s.TourCount != "Tour of Attention · step 3 of 5" || s.Hash != tb.snap().Link {
+			t.Errorf("step 3: %q, hash %q", s.TourCount, s.Hash)
+		}
+		// Every step is a link: reopening one in a new tab shows the same step.
+		link := tb.snap().Link
+		other := newTab(t)
+		other.load(h.base + link)
+		tours := other.landing()
+		if !tours.TourShown || tours.TourCount != "Tour of Attention · step 3 of 5" {
+			t.Errorf("the link of step 3 reopens %q (shown %v)", tours.TourCount, tours.TourShown)
+		}
+		other.close()
+		tb.click(`#tour-end`)
+		tb.waitFor("the end of the tour", `window.headlab.state().tour === 0`)
+		if s := tb.landing(); s.TourShown {
+			t.Errorf("the tour is still shown after End")
+		}
+		// A step past a scene's tour is refused with a notice.
+		eval[bool](tb, `(window.headlab.open("#v=1&scene=atoms&tour=12"), true)`)
+		tb.waitFor("the notice", `window.headlab.errors.some((e) => e.includes("tour"))`)
+		if s := tb.landing(); s.TourShown || s.Tour != 0 {
+			t.Errorf("tour=12 in a 5-step tour: shown %v, state tour %d", s.TourShown, s.Tour)
+		}
+	})
+	tb.noProblems("after the landing's steps")
+}
