@@ -96,6 +96,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 	}
 	resid := func(p []float64) []float64 {
+		l.tick()
 		e := make([]float64, len(smp))
 		for i, r := range smp {
 			y := f0
@@ -263,6 +264,7 @@ func (l *learner) column(t theta, j int) error {
 			}
 			lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
 			l.cols[j] = append(l.cols[j], lk)
+			l.planned += 2 * l.h0
 			for n := 1; n <= 2*l.h0; n++ {
 				if err := l.ask(lk, n); err != nil {
 					return err

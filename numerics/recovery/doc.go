@@ -13,5 +13,6 @@
 // (W_h, v_h) to every raw answer, whose residual is the run's self-check
 // (§4). A run the float64 numbers cannot resolve ends in an error naming the
 // rational function and the queries at fault, never in a silently wrong
-// layer.
+// layer. Start makes the same run a slice at a time (Run), with its
+// progress, for a caller that must keep drawing while it computes.
 package recovery

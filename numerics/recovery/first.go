@@ -14,6 +14,7 @@ import (
 // heads, labels the heads through the links and returns the parameters of
 // column 1 of every P_h and all of every r_h (MATH.md §4, "learn v first").
 func (l *learner) learnColumnOne() (theta, error) {
+	l.stage = stageColumnOne
 	// Number of poles each RF shows, up to the bound.
 	hc := 0
 	errs := make(map[int]error)
@@ -83,6 +84,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 		if err := l.linkColumnOne(t, i, rs, guesses, errs); err != nil {
 			return theta{}, err
 		}
+		l.links++
 	}
 	m11 := &l.res.Trace.RFs[k11]
 	m11.Heads = l.matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
@@ -100,6 +102,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 	}
 	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return onZ1[k] }), free, hc)
 	t, _ = sv.fit(t, 50)
+	l.columns = 1
 	return t, nil
 }
 
@@ -264,6 +267,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		return p0 + pi, r0 + ri
 	}
 	resid := func(x []float64) []float64 {
+		l.tick()
 		e := make([]float64, len(smp))
 		for k, s := range smp {
 			y := y0

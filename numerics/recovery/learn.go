@@ -26,6 +26,12 @@ const (
 // the queries and the reason, together with a Result holding the trace so
 // far (and no layer).
 func Learn(o Oracle, opt Options) (Result, error) {
+	return learn(o, opt, nil)
+}
+
+// learn is Learn with a pause called at every checkpoint of the run (nil:
+// none); the pause changes no number.
+func learn(o Oracle, opt Options, pause func(*learner)) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
@@ -33,6 +39,7 @@ func Learn(o Oracle, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
 	l := newLearner(o, opt)
+	l.pause = pause
 	if err := l.schedule(); err != nil {
 		return l.res, err
 	}
@@ -44,11 +51,15 @@ func Learn(o Oracle, opt Options) (Result, error) {
 		// Every RF on z_1 is constant: no head is visible.
 		return l.finish(t, nil)
 	}
+	l.stage = stageColumns
 	for j := 1; j < l.d; j++ {
 		if err := l.column(t, j); err != nil {
 			return l.res, err
 		}
+		l.columns++
+		l.tick()
 	}
+	l.stage = stageFinal
 	free := make([]bool, len(t.x))
 	for i := range free {
 		free[i] = true

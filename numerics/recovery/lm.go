@@ -127,7 +127,10 @@ func (sv *solver) linearise(t theta) linearised {
 		g   float64
 	}
 	var loc []entry
-	for _, r := range sv.rows {
+	for ri, r := range sv.rows {
+		if ri%256 == 255 {
+			sv.l.tick()
+		}
 		for i := range gbuf {
 			gbuf[i] = 0
 		}
@@ -203,6 +206,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 	sv.sb = make([][]float64, nb)
 	fb := make([][]float64, nb)
 	for k, s := range sv.bsize {
+		sv.l.tick()
 		w := s + ng + 1
 		m := lin.mb[k] + s
 		a := make([]float64, m*w)
@@ -235,6 +239,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 	}
 	dg = make([]float64, ng)
 	if ng > 0 {
+		sv.l.tick()
 		if !householder(stack, ms, wg, ng) {
 			return nil, nil, false
 		}
@@ -292,6 +297,7 @@ func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
 		}
 		accepted := false
 		for lambda < 1e8 {
+			sv.l.tick()
 			db, dg, ok := sv.step(lin, lambda)
 			if ok {
 				nt := sv.apply(t, db, dg)

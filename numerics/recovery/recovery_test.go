@@ -326,25 +326,8 @@ func TestLearnNeverSilentGarbage(t *testing.T) {
 // c·v_h·u_i) is not guessed: the learner queries a link for each
 // measurement of that row, and still recovers the layer.
 func TestEconomyFallsBackToLinks(t *testing.T) {
-	const H, d = 2, 3
-	opt := DefaultOptions(H, d)
-	opt.Mode = Economy
-	opt.Seed = 9
-	u := newLearner(nil, opt).u[1]
-	layer := attention.Random(H, d, 90)
-	// v_2 = v_1 + w with w ⟂ u_2: equal fingerprints in row 2.
-	rng := rand.New(rand.NewPCG(4, 4))
-	w := make([]float64, d)
-	var wu float64
-	for i := range w {
-		w[i] = rng.NormFloat64()
-		wu += w[i] * u[i]
-	}
-	v2 := mat.NewVecDense(d, nil)
-	for i := range w {
-		v2.SetVec(i, layer[0].V.AtVec(i)+w[i]-wu*u[i])
-	}
-	layer[1].V = v2
+	layer, opt := fallbackCase()
+	H, d := opt.Heads, opt.Width
 	res, err := Learn(LayerOracle(layer, 0, 1), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -379,6 +362,33 @@ func TestEconomyFallsBackToLinks(t *testing.T) {
 	if e := checkRun(t, layer, res, nil); e > 1e-8 {
 		t.Errorf("paper: relative error %.3g", e)
 	}
+}
+
+// fallbackCase returns a layer of H = 2 heads of width d = 3 whose heads
+// have equal value fingerprints in row 2, with economy-mode options under
+// which the learner sees them so and falls back to a link in every column
+// after the first.
+func fallbackCase() (attention.Layer, Options) {
+	const H, d = 2, 3
+	opt := DefaultOptions(H, d)
+	opt.Mode = Economy
+	opt.Seed = 9
+	u := newLearner(nil, opt).u[1]
+	layer := attention.Random(H, d, 90)
+	// v_2 = v_1 + w with w ⟂ u_2: equal fingerprints in row 2.
+	rng := rand.New(rand.NewPCG(4, 4))
+	w := make([]float64, d)
+	var wu float64
+	for i := range w {
+		w[i] = rng.NormFloat64()
+		wu += w[i] * u[i]
+	}
+	v2 := mat.NewVecDense(d, nil)
+	for i := range w {
+		v2.SetVec(i, layer[0].V.AtVec(i)+w[i]-wu*u[i])
+	}
+	layer[1].V = v2
+	return layer, opt
 }
 
 // The trace replays the run: every query maps to its RF and sample, and

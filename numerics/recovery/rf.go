@@ -38,6 +38,7 @@ func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
 	}
 	opt.Tolerance = l.ratTolerance()
 	fit, err := rational.Fit(n, f, opt)
+	l.tick()
 	rf.KnownC, rf.C = opt.KnownC, opt.C
 	rf.Fit, rf.P, rf.R, rf.Heads = fit, fit.LogPoles(), fit.Values(), nil
 	if err != nil {

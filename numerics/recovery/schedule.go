@@ -27,6 +27,15 @@ type learner struct {
 	// first lists the RFs with z = z_1, cols the others, by column.
 	first []int
 	cols  [][]int
+
+	// pause, when set, is called at every checkpoint of the run (each
+	// query, each rational fit, each trial step of a fit) and may suspend
+	// it there (Run); it reads the progress below and changes nothing.
+	pause   func(*learner)
+	stage   stage
+	planned int // queries the schedule plans (economy adds its links)
+	links   int // links of column one labelled
+	columns int // columns of the P_h fitted
 }
 
 // orthonormalBasis returns d random orthonormal vectors of length d (Haar
@@ -64,6 +73,7 @@ func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
 func newLearner(o Oracle, opt Options) *learner {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
 	l := &learner{o: o, opt: opt, d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
+	l.planned = plannedQueries(opt)
 	l.c = opt.spread() * math.Sqrt(float64(l.d))
 	l.u = orthonormalBasis(l.d, rng)
 	l.z = orthonormalBasis(l.d, rng)
@@ -130,6 +140,7 @@ func (l *learner) ask(k, n int) error {
 	rf.Query = append(rf.Query, q)
 	l.res.Queries++
 	l.res.MaxLength = max(l.res.MaxLength, n+1)
+	l.tick()
 	return nil
 }
 

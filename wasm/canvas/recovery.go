@@ -359,6 +359,18 @@ func (r *recoveryRenderer) drawCounter(screen *ebiten.Image, sc *scene.Recovery,
 	return ty + (row+1)*recHeight(&r.text)
 }
 
+// drawRunProgress draws how far the computation of the run has got, a
+// line of text over a bar, and returns the y below them.
+func (r *recoveryRenderer) drawRunProgress(screen *ebiten.Image, sc *scene.Recovery, x, y, w float64, th scene.Theme) float64 {
+	u := r.u
+	p := sc.RunProgress()
+	line := fmt.Sprintf("Computing the run… %s (%d%%)", scene.ProgressText(p), int(100*p.Fraction))
+	y = r.paragraph(screen, &r.text, line, x, y, w, recMuted(th))
+	r.flat.rect(x, y+2*u, w, 6*u, th.Grid)
+	r.flat.rect(x, y+2*u, w*p.Fraction, 6*u, recAccent(th))
+	return y + 14*u
+}
+
 // drawStrip draws the current query as a strip of token glyphs: n copies
 // of a, then z, with the oracle's answer.
 func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v scene.StepView, has bool, x, y, w float64, th scene.Theme) float64 {
@@ -366,10 +378,11 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 	muted := recMuted(th)
 	g := 34 * u
 	if !has {
-		msg := "No query yet. Each query is n copies of a token a followed by a query token z; press → for the first."
 		if sc.Computing() {
-			msg = "Running the whole schedule once; then every step is instant."
+			y = r.drawRunProgress(screen, sc, x, y+8*u, w, th)
+			return r.paragraph(screen, &r.text, "Running the whole schedule once; then every step is instant.", x, y, w, muted) + 8*u
 		}
+		msg := "No query yet. Each query is n copies of a token a followed by a query token z; press → for the first."
 		return r.paragraph(screen, &r.text, msg, x, y+8*u, w, muted) + 8*u
 	}
 	tokens := v.N + 1
@@ -626,7 +639,7 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	r.lab.put(screen, &r.title, "Recovered against true canonical heads", x, y, th.Text)
 	y += recHeight(&r.title) + 4*u
 	if sc.Computing() {
-		r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run of %d queries…", sc.Steps()), x, y, w, muted)
+		r.drawRunProgress(screen, sc, x, y, w, th)
 		return
 	}
 	res := sc.Result

@@ -127,6 +127,35 @@ func (r *Recovery) Notices() []link.Notice { return append([]link.Notice(nil), r
 // Computing reports whether the run is still to be computed.
 func (r *Recovery) Computing() bool { return r.Result == nil }
 
+// RunProgress reports how far the computation of the run has got: the
+// queries made of those planned and the columns of the W_h fitted, from
+// the run in the scene's cache (none before the Job's first slice). Once
+// the run is known it reports it done.
+func (r *Recovery) RunProgress() recovery.Progress {
+	if r.Result != nil {
+		p := recovery.Progress{Queries: r.Result.Queries, Planned: r.Result.Queries, Width: r.State.D,
+			Final: r.Err == nil, Fraction: 1}
+		if r.Err == nil {
+			p.Columns = r.State.D
+		}
+		return p
+	}
+	if p, ok := r.lab.progress(r.key); ok {
+		return p
+	}
+	return recovery.Progress{Planned: r.Steps(), Width: r.State.D}
+}
+
+// ProgressText says how far a run has got, as the canvas shows it while
+// computing: "k of n queries, c of d columns fitted" or, at the end, that
+// the global fit runs.
+func ProgressText(p recovery.Progress) string {
+	if p.Final {
+		return fmt.Sprintf("%d of %d queries, every column fitted; fitting all heads to every answer", p.Queries, p.Planned)
+	}
+	return fmt.Sprintf("%d of %d queries, %d of %d columns fitted", p.Queries, p.Planned, p.Columns, p.Width)
+}
+
 // Heads is the number of heads the learner is told: H, or the bound H0.
 func (r *Recovery) Heads() int { return r.Options.Heads }
 
@@ -319,7 +348,9 @@ func headValue(rf *recovery.RF, h int, p bool) float64 {
 // economy (2H(d²+d−1)+1), lengthBound (2H+1), computing, rf (the current
 // rational function), truth and recovered (canonical heads as W row by row
 // and v), failed (where and why a run could not be resolved), sweep and
-// modes.
+// modes, and while computing runProgress (how far the run has got: queries
+// made of planned, columns fitted of width, final (the global fit) and
+// fraction, an estimate of the share done).
 func (r *Recovery) Facts() map[string]any {
 	s := r.State
 	H := r.Heads()
@@ -340,6 +371,11 @@ func (r *Recovery) Facts() map[string]any {
 		"trueHeads":   len(r.True),
 		"canonical":   len(r.Canonical),
 		"truth":       layerFacts(r.Canonical),
+	}
+	if r.Computing() {
+		p := r.RunProgress()
+		f["runProgress"] = map[string]any{"queries": p.Queries, "planned": p.Planned,
+			"columns": p.Columns, "width": p.Width, "final": p.Final, "fraction": p.Fraction}
 	}
 	if v, ok := r.View(); ok {
 		rf := v.RF
@@ -449,7 +485,7 @@ func (r *Recovery) Describe() string {
 	s := r.State
 	head := fmt.Sprintf("Recovery of %d canonical heads of width %d in %s mode", len(r.Canonical), s.D, s.Mode)
 	if r.Computing() {
-		return head + ": computing the run…"
+		return head + ": computing the run… " + ProgressText(r.RunProgress())
 	}
 	switch s.View {
 	case "result":

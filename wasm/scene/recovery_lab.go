@@ -15,29 +15,50 @@ import (
 	"headlab/web/link"
 )
 
-// recoveryLab keeps the Recovery scene's finished runs and noise sweeps. A
-// new scene is computed from the link on every step, so a run (seconds in
-// the browser at H = 3, d = 8) must outlive the scene; each entry is a pure
-// function of its key, so the cache changes no number the page shows.
+// recoveryLab keeps the Recovery scene's runs and noise sweeps. A new scene
+// is computed from the link on every step, so a run (seconds in the
+// browser at H = 3, d = 8) must outlive the scene, and so must a run still
+// being computed a slice per frame: a scene for another step of the same
+// run (the user stepping while it computes) carries on with it. Each entry
+// is a pure function of its key, so the cache changes no number the page
+// shows.
 type recoveryLab struct {
-	mu     sync.Mutex
-	runs   map[string]learnRun
-	order  []string // keys of runs, oldest first
-	sweeps map[string]*sweep
+	mu      sync.Mutex
+	runs    map[string]learnRun
+	order   []string // keys of runs, oldest first
+	pending map[string]*pendingRun
+	porder  []string // keys of pending runs, oldest first
+	sweeps  map[string]*sweep
+	slice   time.Duration // how long the Job computes a run per slice
 }
 
 // learnRun is one finished run of recovery.Learn.
 type learnRun struct {
 	res recovery.Result
 	err error
-	dur time.Duration // how long Learn took here (a measurement)
+	dur time.Duration // how long Learn took here, in all its slices (a measurement)
 }
 
-// maxRuns bounds the runs kept; the oldest go first.
-const maxRuns = 12
+// pendingRun is a run of Learn being computed a slice at a time.
+type pendingRun struct {
+	run *recovery.Run
+	dur time.Duration // time spent in its slices so far
+}
+
+// maxRuns bounds the runs kept; the oldest go first. maxPending bounds the
+// unfinished runs kept (left behind when the state changed while they were
+// computed); the oldest is stopped.
+const (
+	maxRuns    = 12
+	maxPending = 2
+)
+
+// runSlice is how long one slice of a run computes: the canvas steps a job
+// for a few milliseconds per frame, so a slice must be shorter.
+const runSlice = 2 * time.Millisecond
 
 func newRecoveryLab() *recoveryLab {
-	return &recoveryLab{runs: map[string]learnRun{}, sweeps: map[string]*sweep{}}
+	return &recoveryLab{runs: map[string]learnRun{}, pending: map[string]*pendingRun{}, sweeps: map[string]*sweep{}, slice: runSlice}
 }
 
 // learnKey is what a run depends on: the true layer's inputs and the
@@ -66,26 +87,65 @@ func (l *recoveryLab) run(key string) (learnRun, bool) {
 	return r, ok
 }
 
-// learn returns the run of the key, running Learn when it is not cached.
-// The oracle's noise is drawn from the state's seed, as plots does.
+// learn returns the run of the key, computing it now (or what is left of
+// it) when it is not cached.
 func (l *recoveryLab) learn(key string, layer attention.Layer, opt recovery.Options, s link.State) learnRun {
-	if r, ok := l.run(key); ok {
-		return r
+	for {
+		if r, done := l.step(key, layer, opt, s, time.Hour); done {
+			return r
+		}
 	}
-	start := time.Now()
-	res, err := recovery.Learn(recovery.LayerOracle(layer, s.Noise, s.Seed), opt)
-	r := learnRun{res: res, err: err, dur: time.Since(start)}
+}
+
+// step computes one slice of about budget of the run of the key, starting
+// it when it is neither cached nor pending, and returns the run once it is
+// finished (at once when it is cached). The oracle's noise is drawn from
+// the state's seed, as plots does.
+func (l *recoveryLab) step(key string, layer attention.Layer, opt recovery.Options, s link.State, budget time.Duration) (learnRun, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.runs[key]; !ok {
-		l.order = append(l.order, key)
+	if r, ok := l.runs[key]; ok {
+		return r, true
 	}
+	p, ok := l.pending[key]
+	if !ok {
+		p = &pendingRun{run: recovery.Start(recovery.LayerOracle(layer, s.Noise, s.Seed), opt)}
+		l.pending[key] = p
+		l.porder = append(l.porder, key)
+		for len(l.porder) > maxPending {
+			l.pending[l.porder[0]].run.Stop()
+			delete(l.pending, l.porder[0])
+			l.porder = l.porder[1:]
+		}
+	}
+	start := time.Now()
+	done := p.run.Step(budget)
+	p.dur += time.Since(start)
+	if !done {
+		return learnRun{}, false
+	}
+	delete(l.pending, key)
+	l.porder = slices.DeleteFunc(l.porder, func(k string) bool { return k == key })
+	res, err := p.run.Result()
+	r := learnRun{res: res, err: err, dur: p.dur}
+	l.order = append(l.order, key)
 	l.runs[key] = r
 	for len(l.order) > maxRuns {
 		delete(l.runs, l.order[0])
 		l.order = l.order[1:]
 	}
-	return r
+	return r, true
+}
+
+// progress reports how far the pending run of the key has got, and false
+// when none is pending.
+func (l *recoveryLab) progress(key string) (recovery.Progress, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p, ok := l.pending[key]; ok {
+		return p.run.Progress(), true
+	}
+	return recovery.Progress{}, false
 }
 
 // ---- the noise sweep ----
@@ -101,10 +161,11 @@ const (
 	// the largest H float64 recovers at ε = 1e-6.
 	SweepHeadSeeds = 3
 	// SweepCostLimit bounds H²·(4Hd²−2H+1), a proxy for the time of one
-	// run: the page runs one recovery per frame slice and cannot split a
-	// run (Go has no preemption in the browser), so a sweep of larger runs
-	// would freeze frames. Beyond it the page refuses the sweep and names
-	// the limit; the figures command has no such limit.
+	// run: the sweep makes each of its runs whole in one frame slice
+	// (unlike the scene's own run, which recovery.Run splits across
+	// frames), so a sweep of larger runs would freeze frames. Beyond it the
+	// page refuses the sweep and names the limit; the figures command has
+	// no such limit.
 	SweepCostLimit = 300
 	// RecoveredError is the largest relative error that counts as recovered
 	// in the scan over H.
@@ -147,7 +208,7 @@ func (l *recoveryLab) sweepFor(s link.State) *sweep {
 	sw.errs = make([][]float64, len(sweepNoise))
 	H := max(s.H, s.H0)
 	if c := SweepCost(H, s.D); c > SweepCostLimit {
-		sw.refused = fmt.Sprintf("The page runs the noise sweep for H²·(4Hd²−2H+1) ≤ %d (here %d, H = %d, d = %d): one run cannot be split across frames. Lower H or d, or make the figure with the figures command.",
+		sw.refused = fmt.Sprintf("The page runs the noise sweep for H²·(4Hd²−2H+1) ≤ %d (here %d, H = %d, d = %d): each of its runs is made whole between two frames. Lower H or d, or make the figure with the figures command.",
 			SweepCostLimit, c, H, s.D)
 		sw.hDone = true
 	}
@@ -321,9 +382,9 @@ func (l *recoveryLab) sweepFacts(s link.State) map[string]any {
 
 // ---- the job ----
 
-// recoveryJob computes the scene's run (one blocking slice, after a first
-// slice that does nothing so that a frame saying "computing" is drawn),
-// then, in the sweep view, the noise sweep one run per slice.
+// recoveryJob computes the scene's run a slice of runSlice at a time (after
+// a first slice that does nothing, so that a frame saying "computing" is
+// drawn), then, in the sweep view, the noise sweep one run per slice.
 type recoveryJob struct {
 	r       *Recovery
 	started bool
@@ -356,7 +417,11 @@ func (j *recoveryJob) Step() bool {
 			j.started = true
 			return false
 		}
-		j.r.Compute()
+		run, done := j.r.lab.step(j.r.key, j.r.True, j.r.Options, j.r.State, j.r.lab.slice)
+		if !done {
+			return false
+		}
+		j.r.finish(run)
 		return j.sw == nil
 	}
 	if j.sw == nil {
@@ -369,13 +434,18 @@ func (j *recoveryJob) Step() bool {
 	return j.sw.done()
 }
 
-// Progress is the fraction done.
+// Progress is the fraction done: of the run while it is computed, then of
+// the sweep (which reports 0 until the run is done, so that its progress
+// only grows).
 func (j *recoveryJob) Progress() float64 {
 	if j.sw == nil {
 		if j.r.Result == nil {
-			return 0
+			return j.r.RunProgress().Fraction
 		}
 		return 1
+	}
+	if j.r.Result == nil {
+		return 0
 	}
 	l := j.r.lab
 	l.mu.Lock()

@@ -197,7 +197,7 @@ func TestRecoveryClamp(t *testing.T) {
 		t.Fatal("the first slice computed")
 	}
 	for n := 0; !j.Step(); n++ {
-		if n > 10 {
+		if n > 100000 {
 			t.Fatal("the job does not finish")
 		}
 	}
@@ -225,6 +225,148 @@ func TestRecoveryClamp(t *testing.T) {
 	in, _ := NewRecovery(s, testLab)
 	if in.Step() != 7 || len(in.Notices()) != 0 {
 		t.Errorf("step 7: %d, notices %v", in.Step(), in.Notices())
+	}
+}
+
+// TestRecoveryJobSlices computes a run through the Job a checkpoint at a
+// time (a lab whose slices are empty): the scene says it computes, with
+// progress that only grows, in its facts and its description; a scene for
+// another step of the same run, made half way, carries on with the run
+// rather than starting again; and the run is Learn's, bit for bit.
+func TestRecoveryJobSlices(t *testing.T) {
+	lab := NewLab()
+	lab.recovery.slice = 0
+	s, _ := link.Parse("#v=1&scene=recovery&H=2&d=3&seed=31&step=4")
+	r, err := NewRecovery(s, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := r.Job()
+	if j == nil || j.Step() {
+		t.Fatal("no job, or it finished in its first slice")
+	}
+	if p := r.RunProgress(); p.Queries != 0 || p.Planned != recovery.PaperQueries(2, 3) || p.Width != 3 {
+		t.Fatalf("progress before the run: %+v", p)
+	}
+	var last recovery.Progress
+	check := func(r *Recovery, j Job) {
+		t.Helper()
+		p := r.RunProgress()
+		if p.Fraction < last.Fraction || p.Queries < last.Queries || p.Columns < last.Columns || p.Fraction > 1 || p.Queries > p.Planned {
+			t.Fatalf("progress %+v after %+v", p, last)
+		}
+		if jp := j.Progress(); jp != p.Fraction {
+			t.Fatalf("the job reports %v, the run %v", jp, p.Fraction)
+		}
+		f := r.Facts()
+		rp, ok := f["runProgress"].(map[string]any)
+		if f["computing"] != true || !ok || rp["queries"] != p.Queries || rp["planned"] != p.Planned {
+			t.Fatalf("facts while computing: computing %v, runProgress %v", f["computing"], f["runProgress"])
+		}
+		if d := r.Describe(); !strings.Contains(d, fmt.Sprintf("%d of %d queries", p.Queries, p.Planned)) {
+			t.Fatalf("description while computing: %q", d)
+		}
+		last = p
+	}
+	for n := 0; n < 100; n++ {
+		if j.Step() {
+			t.Fatal("the run finished within 100 checkpoints")
+		}
+		check(r, j)
+	}
+	if last.Queries == 0 {
+		t.Fatal("no query made in 100 checkpoints")
+	}
+	// The user steps on while the run computes.
+	s.Step = 5
+	r2, err := NewRecovery(s, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r2.Computing() {
+		t.Fatal("the unfinished run counts as cached")
+	}
+	j2 := r2.Job()
+	if j2 == nil || j2.Step() {
+		t.Fatal("no job for the new step, or it finished in its first slice")
+	}
+	check(r2, j2) // the run carries on: its progress is no less
+	for n := 0; !j2.Step(); n++ {
+		if n > 1000000 {
+			t.Fatal("the job does not finish")
+		}
+		check(r2, j2)
+	}
+	if r2.Computing() || r2.Step() != 5 || r2.Err != nil {
+		t.Fatalf("after the job: computing %v, step %d, error %v", r2.Computing(), r2.Step(), r2.Err)
+	}
+	if _, ok := r2.Facts()["runProgress"]; ok {
+		t.Error("runProgress in the facts of a computed run")
+	}
+	if p := r2.RunProgress(); p.Fraction != 1 || p.Queries != r2.Steps() {
+		t.Errorf("progress of the computed run: %+v", p)
+	}
+	want, err := recovery.Learn(recovery.LayerOracle(r2.True, 0, s.Seed), r2.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Layer) != len(r2.Result.Layer) || want.Queries != r2.Result.Queries {
+		t.Fatalf("Learn finds %d heads in %d queries, the job %d in %d", len(want.Layer), want.Queries, len(r2.Result.Layer), r2.Result.Queries)
+	}
+	for h := range want.Layer {
+		if !mat.Equal(want.Layer[h].W, r2.Result.Layer[h].W) || !mat.Equal(want.Layer[h].V, r2.Result.Layer[h].V) {
+			t.Errorf("head %d differs from Learn's", h)
+		}
+	}
+	// The old scene's job finishes at once from the cache.
+	for n := 0; !j.Step(); n++ {
+		if n > 1 {
+			t.Fatal("the first scene's job does not take the cached run")
+		}
+	}
+	if r.Computing() || r.Step() != 4 {
+		t.Errorf("the first scene: computing %v, step %d", r.Computing(), r.Step())
+	}
+}
+
+// TestRecoveryPendingBound leaves runs unfinished under more states than
+// the lab keeps: the oldest is stopped and dropped, and opening its state
+// again starts it afresh and finishes it.
+func TestRecoveryPendingBound(t *testing.T) {
+	lab := NewLab()
+	lab.recovery.slice = 0
+	var scenes []*Recovery
+	for seed := 41; seed < 41+maxPending+1; seed++ {
+		s, _ := link.Parse(fmt.Sprintf("#v=1&scene=recovery&H=2&d=2&seed=%d", seed))
+		r, err := NewRecovery(s, lab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := r.Job()
+		for n := 0; n < 20; n++ {
+			if j.Step() {
+				t.Fatal("a run finished within 20 checkpoints")
+			}
+		}
+		scenes = append(scenes, r)
+	}
+	if n := len(lab.recovery.pending); n != maxPending {
+		t.Errorf("%d runs pending, want %d", n, maxPending)
+	}
+	if p := scenes[0].RunProgress(); p.Queries != 0 {
+		t.Errorf("the dropped run still reports progress %+v", p)
+	}
+	if p := scenes[maxPending].RunProgress(); p.Queries == 0 {
+		t.Errorf("the latest run reports no progress")
+	}
+	j := scenes[0].Job()
+	for n := 0; !j.Step(); n++ {
+		if n > 1000000 {
+			t.Fatal("the restarted run does not finish")
+		}
+	}
+	if scenes[0].Err != nil || scenes[0].Error > 1e-6 {
+		t.Errorf("the restarted run: %v, error %v", scenes[0].Err, scenes[0].Error)
 	}
 }
 

@@ -198,6 +198,27 @@ func TestLanding(t *testing.T) {
 	}
 	tb.noProblems("the chooser")
 
+	t.Run("keyboard-only", func(t *testing.T) { keyboardOnly(tb.in(t), lectureScene{name: "landing"}) })
+	t.Run("contrast", func(t *testing.T) {
+		tb := tb.in(t)
+		for range 2 { // t switches the theme, and back
+			tb.focusBody()
+			theme := eval[string](tb, `document.documentElement.dataset.theme`)
+			res := eval[contrastResult](tb, lectureJS("const root = document.body;"+contrastJS))
+			if res.Checked < 10 {
+				t.Errorf("%s theme: only %d texts checked", theme, res.Checked)
+			}
+			if len(res.Bad) > 0 {
+				t.Errorf("%s theme: %d text(s) below WCAG AA contrast:%s", theme, len(res.Bad), joinLines(res.Bad))
+			}
+			tb.do("pressing t", chromedp.KeyEvent("t"))
+			tb.waitFor("the other theme", fmt.Sprintf(`document.documentElement.dataset.theme !== %q`, theme))
+		}
+		if s := tb.landing(); !s.Landing || s.Hash != "" {
+			t.Errorf("switching the theme left the chooser: shown %v, hash %q", s.Landing, s.Hash)
+		}
+	})
+
 	t.Run("card", func(t *testing.T) {
 		tb := tb.in(t)
 		tb.click(`#landing .card:nth-child(2) .card-open`)

@@ -30,7 +30,17 @@ type recoveryFacts struct {
 	Error     *float64 `json:"error"`
 	LearnMs   float64  `json:"learnMs"`
 	Progress  *float64 `json:"progress"`
-	Failed    *struct {
+	Residual  *float64 `json:"residual"`
+	Estimate  *float64 `json:"estimate"`
+	Found     int      `json:"found"`
+	RunProg   *struct {
+		Queries  int     `json:"queries"`
+		Planned  int     `json:"planned"`
+		Columns  int     `json:"columns"`
+		Width    int     `json:"width"`
+		Fraction float64 `json:"fraction"`
+	} `json:"runProgress"`
+	Failed *struct {
 		Message string `json:"message"`
 	} `json:"failed"`
 	Recovered []struct {
@@ -230,9 +240,126 @@ func recoverySweep(tb *tab) {
 	}
 }
 
+// TestRecoveryNoFreeze opens the last step of a run of seconds (H = 3,
+// d = 8, 763 queries) in a fresh page, so that nothing is cached, and
+// checks that the page keeps drawing while the run is computed: the
+// longest gap between the host page's requestAnimationFrame callbacks
+// stays below freezeLimit, and the run is seen part done, with progress
+// that only grows. The finished run shows the numbers of recovery.Learn
+// run here natively, bit for bit: the recovered layer, its self-check and
+// its error.
+func TestRecoveryNoFreeze(t *testing.T) {
+	const H, d = 3, 8
+	steps := recovery.PaperQueries(H, d)
+	frag := fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=1&step=%d", H, d, steps)
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	gapsJS := `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
+		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
+		requestAnimationFrame(f); return true; })()`
+	stopJS := `(() => { window.__stop = true; return window.__gaps.slice(2); })()`
+	longestOf := func(gaps []float64) float64 {
+		m := 0.0
+		for _, g := range gaps {
+			m = math.Max(m, g)
+		}
+		return m
+	}
+	eval[bool](tb, gapsJS)
+	tb.sleep(500 * time.Millisecond)
+	start := time.Now()
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(frag)))
+	var seen []float64
+	var texts []string
+	var f recoveryFacts
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		f = recoveryFactsOf(tb)
+		if !f.Computing {
+			break
+		}
+		if f.RunProg == nil || f.Progress == nil {
+			tb.tb.Fatalf("facts while computing carry no runProgress or progress\npage: %s", tb.describe())
+		}
+		seen = append(seen, *f.Progress)
+		texts = append(texts, fmt.Sprintf("%d/%d queries, %d/%d columns", f.RunProg.Queries, f.RunProg.Planned, f.RunProg.Columns, f.RunProg.Width))
+		if time.Now().After(deadline) {
+			tb.tb.Fatalf("the run did not finish in 2 minutes: progress %v\npage: %s", seen, tb.describe())
+		}
+		tb.sleep(50 * time.Millisecond)
+	}
+	wall := time.Since(start)
+	gaps := eval[[]float64](tb, stopJS)
+	longest := longestOf(gaps)
+	// The same page with nothing running, for scale.
+	eval[bool](tb, gapsJS)
+	tb.sleep(time.Second)
+	idle := longestOf(eval[[]float64](tb, stopJS))
+	tb.tb.Logf("H=%d d=%d: run finished in %.0f ms in the browser (wall, polled every 50 ms; %.0f ms computing in its slices); %d host frames, longest gap %.1f ms (idle afterwards %.1f ms); progress seen %v",
+		H, d, float64(wall.Microseconds())/1000, f.LearnMs, len(gaps), longest, idle, seen)
+	if len(texts) > 0 {
+		tb.tb.Logf("first and last progress seen: %s … %s", texts[0], texts[len(texts)-1])
+	}
+	if longest > freezeLimit {
+		tb.tb.Errorf("the host page froze for %.1f ms while the run was computed (want ≤ %.0f ms; idle afterwards %.1f ms)", longest, freezeLimit, idle)
+	}
+	// The run is sliced: it was seen part done (a run done in one frame
+	// would jump from nothing to done), and its progress only grew.
+	part := false
+	for i, p := range seen {
+		part = part || (p > 0 && p < 1)
+		if i > 0 && p < seen[i-1] {
+			tb.tb.Errorf("progress went back: %v", seen)
+			break
+		}
+	}
+	if !part {
+		tb.tb.Errorf("progress seen %v: the run was never seen part done", seen)
+	}
+
+	// The numbers are Learn's, bit for bit.
+	s, _ := link.Parse(frag)
+	layer := s.TrueLayer()
+	res, err := recovery.Learn(recovery.LayerOracle(layer, s.Noise, s.Seed), s.LearnOptions(layer))
+	if err != nil {
+		tb.tb.Fatalf("natively the run fails: %v", err)
+	}
+	if f.Failed != nil {
+		tb.tb.Fatalf("the run failed in the page: %s", f.Failed.Message)
+	}
+	if f.Steps != res.Queries || f.Step != res.Queries || f.Queries != res.Queries || f.Found != res.Heads {
+		tb.tb.Errorf("step %d of %d, queries %d, %d heads found; natively %d queries, %d heads", f.Step, f.Steps, f.Queries, f.Found, res.Queries, res.Heads)
+	}
+	if f.Residual == nil || *f.Residual != res.Residual || f.Estimate == nil || *f.Estimate != res.Estimate {
+		tb.tb.Errorf("self-check: residual %v, estimate %v; natively %v, %v", f.Residual, f.Estimate, res.Residual, res.Estimate)
+	}
+	want, err := attention.RelativeError(res.Layer, attention.Canonical(layer, 1e-9))
+	if err != nil || f.Error == nil || *f.Error != want {
+		tb.tb.Errorf("error %v, natively %v (%v)", f.Error, want, err)
+	}
+	if len(f.Recovered) != len(res.Layer) {
+		tb.tb.Fatalf("%d heads shown, natively %d", len(f.Recovered), len(res.Layer))
+	}
+	for hd, got := range f.Recovered {
+		w, v := res.Layer[hd].W, res.Layer[hd].V
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				if got.W[i][j] != w.At(i, j) {
+					tb.tb.Errorf("head %d: W[%d][%d] = %v, natively %v", hd+1, i, j, got.W[i][j], w.At(i, j))
+				}
+			}
+			if got.V[i] != v.AtVec(i) {
+				tb.tb.Errorf("head %d: v[%d] = %v, natively %v", hd+1, i, got.V[i], v.AtVec(i))
+			}
+		}
+	}
+	tb.noProblems("the recovery scene computing a large run")
+}
+
 // BenchmarkRecoveryLearn measures the time to run the whole schedule in
 // the browser for (H, d) = (3, 8) and (4, 16), as the page measures it
-// around recovery.Learn, and the same run natively here, with their ratio.
+// (the time spent in the run's slices, frames between them not counted),
+// and the same run natively here, with their ratio.
 func BenchmarkRecoveryLearn(b *testing.B) {
 	for _, c := range [][2]int{{3, 8}, {4, 16}} {
 		H, d := c[0], c[1]

@@ -13,16 +13,20 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// shots are the views the README shows, each in both themes.
+// shots are the views the README shows, each in both themes: the chooser
+// a page without a link opens on (its theme follows the system's), then
+// every scene.
 var shots = []struct{ name, link string }{
+	{"landing", ""},
 	{"attention", "#v=1&scene=attention&H=3&d=2&seed=1"},
 	{"atoms", "#v=1&scene=atoms&d=3&seed=1"},
 	{"recovery", "#v=1&scene=recovery&H=2&d=2&seed=8&step=9"},
 }
 
 // TestScreenshots opens every scene in the light and the dark theme at a
-// laptop's size and a phone's, checks that the page is ready with no
-// console problem, that nothing is wider than the window, and that the
+// laptop's size, a projector's (1920×1080) and a phone's (with touch),
+// checks that the page is ready with no console problem, that neither the
+// page nor any element on it is wider than the window, and that the
 // screenshot is not blank. With HEADLAB_SHOTS set it writes the PNGs
 // there: `./build.sh screenshots` makes the README's pictures this way.
 func TestScreenshots(t *testing.T) {
@@ -31,7 +35,8 @@ func TestScreenshots(t *testing.T) {
 		name          string
 		width, height int64
 		mobile        bool
-	}{{"", 1280, 800, false}, {"-phone", 360, 640, true}}
+		touch         bool
+	}{{"", 1280, 800, false, false}, {"-wide", 1920, 1080, false, false}, {"-phone", 360, 640, true, true}}
 	for _, sz := range sizes {
 		for _, sh := range shots {
 			for _, theme := range []string{"light", "dark"} {
@@ -45,11 +50,28 @@ func TestScreenshots(t *testing.T) {
 					}); err != nil {
 						t.Fatalf("sizing the window: %v", err)
 					}
-					tb.load(h.base + sh.link + "&theme=" + theme)
+					if sz.touch {
+						if _, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 5}); err != nil {
+							t.Fatalf("emulating touch: %v", err)
+						}
+					}
+					url := h.base + sh.link + "&theme=" + theme
+					if sh.link == "" {
+						url = h.base
+						if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+							Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}},
+						}); err != nil {
+							t.Fatalf("emulating the %s theme: %v", theme, err)
+						}
+					}
+					tb.load(url)
 					tb.frames(10)
 					tb.noProblems("loading " + name)
-					if over := eval[float64](tb, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+					if over := eval[float64](tb, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
 						t.Errorf("the page is %v px wider than the %d px window", over, sz.width)
+					}
+					if over := tb.overflowing(); len(over) > 0 {
+						t.Errorf("%d element(s) stick out of the %d px window:%s", len(over), sz.width, joinLines(over))
 					}
 					res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{})
 					if err != nil {
@@ -60,16 +82,8 @@ func TestScreenshots(t *testing.T) {
 					if err != nil {
 						t.Fatalf("screenshot: %v", err)
 					}
-					colours := map[uint32]bool{}
-					b := img.Bounds()
-					for y := b.Min.Y; y < b.Max.Y; y += 3 {
-						for x := b.Min.X; x < b.Max.X; x += 3 {
-							r, g, bl, _ := img.At(x, y).RGBA()
-							colours[r>>8<<16|g>>8<<8|bl>>8] = true
-						}
-					}
-					if len(colours) < 50 {
-						t.Errorf("the screenshot has %d colours: blank?", len(colours))
+					if n := colourCount(img); n < 50 {
+						t.Errorf("the screenshot has %d colours: blank?", n)
 					}
 					if dir != "" && sz.name == "" && theme == "light" {
 						path := filepath.Join(dir, sh.name+".png")

@@ -62,7 +62,7 @@
     els.outCost = el("p", { class: "hint", id: "atoms-cost" });
     els.splitName = el("span");
     els.fusedName = el("span");
-    const outputs = el("section", { "aria-labelledby": "atoms-out-title" },
+    const outputs = el("section", { class: "hideable-outputs", "aria-labelledby": "atoms-out-title" },
       el("h2", { id: "atoms-out-title", text: "Outputs at q" }),
       el("div", { class: "atoms-outputs" },
         els.splitName, els.outSplit,
@@ -84,7 +84,7 @@
     els.keys.addEventListener("change", () => api.set("keys", els.keys.value));
     els.general = el("div", { class: "atoms-general", id: "atoms-general" });
     const general = el("fieldset", null, el("legend", { text: "General fusion" }),
-      H.lab, m.lab, el("label", null, "Keys ", els.keys), els.general);
+      el("div", { class: "hideable-controls atoms-general-controls" }, H.lab, " ", m.lab, " ", el("label", null, "Keys ", els.keys)), els.general);
 
     // Fewer atoms.
     const k = numberField("Fit up to", "k", 1, 15);
@@ -95,9 +95,9 @@
     els.fit = el("div", { class: "bars", id: "atoms-fit" });
     els.fitNote = el("p", { class: "hint" });
     const fewer = el("fieldset", null, el("legend", { text: "Fewer atoms — a numerical experiment, not a proof" }),
-      k.lab, el("div", { class: "atoms-progress" }, els.progress, els.progressText), els.fit, els.fitNote);
+      el("div", { class: "hideable-controls" }, k.lab), el("div", { class: "atoms-progress" }, els.progress, els.progressText), els.fit, els.fitNote);
 
-    panel.replaceChildren(el("form", { class: "controls", autocomplete: "off" }, width, query), outputs, general, fewer);
+    panel.replaceChildren(el("form", { class: "controls hideable-controls", autocomplete: "off" }, width, query), outputs, general, fewer);
     panel.querySelector("form").addEventListener("submit", (e) => e.preventDefault());
   }
 

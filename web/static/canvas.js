@@ -17,6 +17,11 @@
       e.preventDefault();
     }
   });
+  // Tab moves the focus on: ebiten cancels every key pressed on its
+  // canvas, which would trap a keyboard user there (WCAG 2.1.2).
+  window.addEventListener("keydown", (e) => {
+    if (e.key === "Tab") e.stopPropagation();
+  }, true);
   // Dragging on the canvas must never scroll or zoom the page.
   document.documentElement.style.touchAction = "none";
   document.documentElement.style.overscrollBehavior = "none";

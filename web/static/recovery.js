@@ -123,7 +123,7 @@
     const layer = el("fieldset", null, el("legend", { text: "True layer" }),
       el("label", null, "Source ", els.src), els.dup, els.cancel, els.plain, els.layerText);
 
-    const form = el("form", { class: "controls", autocomplete: "off" }, stepper, setup, layer);
+    const form = el("form", { class: "controls hideable-controls", autocomplete: "off" }, stepper, setup, layer);
     form.addEventListener("submit", (e) => e.preventDefault());
     const out = el("section", { class: "hideable-outputs", "aria-labelledby": "rec-out-title" },
       el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status);
