@@ -122,7 +122,7 @@ func (r *attentionRenderer) drawWeights(sc *scene.Attention, v scene.View, th sc
 				continue
 			}
 			nx, ny := -dy/l*off, dx/l*off
-			r.shapes.line(qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, withAlpha(col, 0.25+0.75*w))
+			headLine(&r.shapes, h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
 		}
 		// The query's weight on itself: a ring around the query.
 		if w := det.Weights[q]; w >= 0.004 {
@@ -165,12 +165,30 @@ func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *sc
 	}
 }
 
-// drawLegendShapes and drawLegendLabels name each head's colour in the
-// corner, so colour is never the only cue.
+// headDash returns head h's dash length in CSS pixels (0: solid), so that
+// a head's lines differ from another's in pattern as well as in colour.
+func headDash(h int) float64 {
+	dashes := [...]float64{0, 9, 4, 1.5, 14, 6, 2.5, 11}
+	return dashes[h%len(dashes)]
+}
+
+// headLine adds a line in head h's pattern: solid for the first head,
+// dashes of the head's length (longer for thicker lines) for the others.
+func headLine(b *batch, h int, x0, y0, x1, y1, w, dsf float64, c color.RGBA) {
+	d := headDash(h)
+	if d == 0 {
+		b.line(x0, y0, x1, y1, w, c)
+		return
+	}
+	b.dashed(x0, y0, x1, y1, d*dsf+w, w, c)
+}
+
+// drawLegendShapes and drawLegendLabels name each head's colour and line
+// pattern in the corner, so colour is never the only cue.
 func (r *attentionRenderer) drawLegendShapes(sc *scene.Attention, th scene.Theme, dsf float64) {
 	x, y := 12*dsf, 10*dsf
 	for h := range sc.Details {
-		r.shapes.line(x, y+8*dsf, x+22*dsf, y+8*dsf, 3*dsf, th.HeadColor(h))
+		headLine(&r.shapes, h, x, y+8*dsf, x+30*dsf, y+8*dsf, 2*dsf, dsf, th.HeadColor(h))
 		y += 18 * dsf
 	}
 }
@@ -178,7 +196,7 @@ func (r *attentionRenderer) drawLegendShapes(sc *scene.Attention, th scene.Theme
 func (r *attentionRenderer) drawLegendLabels(screen *ebiten.Image, a *app, sc *scene.Attention, th scene.Theme, dsf float64) {
 	x, y := 12*dsf, 10*dsf
 	for h := range sc.Details {
-		a.label(screen, fmt.Sprintf("head %d", h+1), x+28*dsf, y, th.Text)
+		a.label(screen, fmt.Sprintf("head %d", h+1), x+36*dsf, y, th.Text)
 		y += 18 * dsf
 	}
 	if sc.State.Heat > 0 {

@@ -3,7 +3,10 @@
 // folder named by HEADLAB_SITE) with package web/server, drive it in one
 // headless Chromium (HEADLAB_CHROME, or chromium found in PATH) through the
 // page's test contract window.headlab (PRODUCT.md), and send real mouse and
-// keyboard events through the DevTools protocol.
+// keyboard and touch events through the DevTools protocol: the chooser of
+// scenes and its tours, each scene, hostile links, figures, keyboard-only
+// use, contrast, presentation links and screenshots at phone, laptop and
+// projector sizes.
 //
 // The benchmarks measure what a visitor feels: the time from navigation to
 // the first frame, against a minimal ebiten program (wasm/minimal) built on

@@ -495,7 +495,7 @@
     ["Space", "play / pause (recovery)"],
     ["Home End", "first / last step (recovery)"],
     ["f", "full screen"],
-    ["p", "presentation mode"],
+    ["p", "presentation mode, full screen"],
     ["+ −", "larger / smaller text"],
     ["t", "light / dark theme"],
     ["?", "this list"],
@@ -522,7 +522,7 @@
         toggleFullscreen();
         return true;
       case "p":
-        set("present", state && state.present ? "0" : "1");
+        togglePresent();
         return true;
       case "+":
       case "=":
@@ -542,6 +542,15 @@
         return true;
     }
     return false;
+  }
+
+  // togglePresent switches presentation mode, and with it full screen: a
+  // key or a click may ask for it, a link cannot (the browser needs a
+  // gesture), so a presentation link fills the window and f the screen.
+  function togglePresent() {
+    const on = !(state && state.present);
+    set("present", on ? "1" : "0");
+    if (on !== !!document.fullscreenElement) toggleFullscreen();
   }
 
   function toggleFullscreen() {
@@ -597,7 +606,7 @@
       else $("class-url").select();
     });
     $("help-open").addEventListener("click", toggleHelp);
-    $("present").addEventListener("click", () => set("present", state && state.present ? "0" : "1"));
+    $("present").addEventListener("click", togglePresent);
     document.addEventListener("keydown", (e) => {
       if (onKey(e)) e.preventDefault();
     });
