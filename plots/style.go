@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"headlab/plots/palette"
 )
 
 // Style is the house style of every figure: Liberation Serif at LaTeX's
@@ -48,19 +50,10 @@ func (st Style) validate() error {
 	return nil
 }
 
-// Palette is the Okabe–Ito colour-blind-safe palette in the order the page
-// colours heads (static/app.js HEAD_COLORS), so head h has the same colour on
-// the canvas and in a figure.
-var Palette = [...]color.RGBA{
-	{0x00, 0x72, 0xB2, 0xff}, // blue
-	{0xE6, 0x9F, 0x00, 0xff}, // orange
-	{0x00, 0x9E, 0x73, 0xff}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-	{0xF0, 0xE4, 0x42, 0xff}, // yellow
-	{0x00, 0x00, 0x00, 0xff}, // black
-}
+// Palette is the Okabe–Ito colour-blind-safe palette in the order heads
+// are coloured (package palette), so head h has the same colour on the
+// canvas and in a figure.
+var Palette = palette.Heads()
 
 // seriesColors is the order for line series (not heads): dark and light
 // alternate so neighbours differ in grey too; yellow is left out (it

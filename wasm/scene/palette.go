@@ -1,20 +1,16 @@
 package scene
 
-import "image/color"
+import (
+	"image/color"
+
+	"headlab/plots/palette"
+)
 
 // HeadColors is the Okabe–Ito palette, safe for the common forms of colour
-// blindness; head h (0-based) is drawn in HeadColors[h%8]. Heads are also
-// told apart by dash pattern and label, never by colour alone.
-var HeadColors = [8]color.RGBA{
-	{0x00, 0x72, 0xB2, 0xff}, // blue
-	{0xE6, 0x9F, 0x00, 0xff}, // orange
-	{0x00, 0x9E, 0x73, 0xff}, // bluish green
-	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-	{0xF0, 0xE4, 0x42, 0xff}, // yellow
-	{0x00, 0x00, 0x00, 0xff}, // black (white on dark backgrounds)
-}
+// blindness, shared with the figures (package palette); head h (0-based) is
+// drawn in HeadColors[h%8]. Heads are also told apart by dash pattern and
+// label, never by colour alone.
+var HeadColors = palette.Heads()
 
 // Theme holds the colours of the canvas for one colour scheme.
 type Theme struct {
