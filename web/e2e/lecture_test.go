@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"headlab/web/link"
 )
 
 // The lecture hall (issue 7): a lecturer drives the page with the keyboard
@@ -35,9 +37,6 @@ var lectureScenes = []lectureScene{
 	{"recovery", "#v=1&scene=recovery&H=2&d=2&seed=8&step=9", "#v=1&scene=recovery&H=2&d=2&seed=8&step=10",
 		[]string{"intro", "controls", "outputs", "notices", "export"}},
 }
-
-// hidePanels are the names the link's hide key accepts (web/link.Panels).
-var hidePanels = []string{"intro", "controls", "outputs", "tables", "notices", "export"}
 
 // lectureLib is JavaScript shared by the checks below, as the object lk.
 const lectureLib = `
@@ -403,7 +402,7 @@ type panelsShown struct {
 // exactly the panels it names disappear, and that each name the scene
 // offers hides something.
 func hideLinks(tb *tab, sc lectureScene) {
-	names := jsonOf(hidePanels)
+	names := jsonOf(link.Panels)
 	// An unknown key makes a notice, so that the notices panel shows.
 	base := sc.link + "&lecture=1"
 	tb.reopenLink(base)
@@ -422,7 +421,7 @@ func hideLinks(tb *tab, sc lectureScene) {
 	if len(before.Fields) == 0 {
 		tb.tb.Errorf("no form field shown in the %s scene's panel", sc.name)
 	}
-	for _, n := range hidePanels {
+	for _, n := range link.Panels {
 		tb.reopenLink(base + "&hide=" + n)
 		tb.waitFor("body.hide-"+n, fmt.Sprintf(`document.body.classList.contains("hide-%s") && location.hash.includes("hide=%s")`, n, n))
 		type check struct {
