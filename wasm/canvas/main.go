@@ -10,7 +10,8 @@
 package main
 
 import (
-	"log"
+	"fmt"
+	"os"
 
 	"github.com/hajimehoshi/ebiten/v2"
 )
@@ -24,7 +25,8 @@ func main() {
 	// a frame, and a lecture's canvas is still most of the time.
 	ebiten.SetScreenClearedEveryFrame(false)
 	if err := ebiten.RunGameWithOptions(app, &ebiten.RunGameOptions{InitUnfocused: true}); err != nil {
-		log.Print(err)
+		// To the console, as log.Print would, without linking package log.
+		fmt.Fprintln(os.Stderr, "headlab canvas:", err)
 		app.reportError(err.Error())
 	}
 }
