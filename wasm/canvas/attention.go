@@ -89,11 +89,15 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		screen.DrawImage(r.heat, op)
 	}
 	drawGrid(screen, &r.shapes, v, th, dsf)
-	// Every shape in one anti-aliased call, then the labels on top.
+	// Every shape in one call, then the labels on top. The call is
+	// anti-aliased, except during a drag on a machine that cannot keep up
+	// (software rendering: ebiten's anti-aliasing draws through an
+	// offscreen buffer, and dropping it takes a drag there from about 30 to
+	// 44 frames a second, BenchmarkDragFPS); the release redraws it smooth.
 	r.drawWeights(sc, v, th, dsf)
 	r.drawTokens(sc, v, th, dsf)
 	r.drawLegendShapes(sc, th, dsf)
-	r.shapes.flush(screen, true)
+	r.shapes.flush(screen, !(r.drag.Active && ebiten.ActualFPS() < slowFPS))
 	r.drawTokenLabels(screen, a, sc, v, th, dsf)
 	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
@@ -164,6 +168,10 @@ func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *sc
 		a.label(screen, label, x+rad+3*dsf, y-rad-14*dsf, th.Text)
 	}
 }
+
+// slowFPS is the frame rate under which a drag is drawn without
+// anti-aliasing.
+const slowFPS = 50
 
 // headDash returns head h's dash length in CSS pixels (0: solid), so that
 // a head's lines differ from another's in pattern as well as in colour.
