@@ -366,8 +366,7 @@ func (r *recoveryRenderer) drawRunProgress(screen *ebiten.Image, sc *scene.Recov
 	p := sc.RunProgress()
 	line := fmt.Sprintf("Computing the run… %s (%d%%)", scene.ProgressText(p), int(100*p.Fraction))
 	y = r.paragraph(screen, &r.text, line, x, y, w, recMuted(th))
-	r.flat.rect(x, y+2*u, w, 6*u, th.Grid)
-	r.flat.rect(x, y+2*u, w*p.Fraction, 6*u, recAccent(th))
+	r.progressBar(x, y, w, p.Fraction, th)
 	return y + 14*u
 }
 
@@ -473,14 +472,12 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		s := recTick(yv)
 		r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
 	}
-	r.clipTo(plot) // the shading and the grid under the frame
-	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	axisName := "n (copies of a)"
 	if ax.Log {
 		axisName += ", scale sign(n)·log(1+|n|)"
 	}
+	r.plotFrame(screen, plot, axisName, th) // the shading and the grid under the frame
 	r.under.put(clip, &r.text, "n < 0: no queries here; the poles −ρ lie here", plot.X+6*u, plot.Y+4*u, muted)
-	r.lab.put(screen, &r.text, axisName, plot.X+plot.W-recWidth(&r.text, axisName), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
 
 	if v.Fitted {
 		fit := rf.Fit
@@ -492,15 +489,7 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		}
 		// Asymptotes at −ρ_h, coloured by head.
 		for b, rho := range fit.Poles {
-			h := -1
-			if b < len(rf.Heads) {
-				h = rf.Heads[b]
-			}
-			c := muted
-			name := "unmatched"
-			if h >= 0 {
-				c, name = th.HeadColor(h), fmt.Sprintf("head %d", h+1)
-			}
+			c, name := recHeadStyle(th, recPoleHead(rf, b), "unmatched")
 			px, _ := ax.ToScreen(-rho, 0)
 			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
 			ly := plot.Y + 6*u + recHeight(&r.text)*float64(2+b%3)
@@ -547,6 +536,41 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 
 func finite(x float64) bool { return x-x == 0 }
 
+// recPoleHead returns the head pole b of rf is matched to, −1 for none.
+func recPoleHead(rf *recovery.RF, b int) int {
+	if b < len(rf.Heads) {
+		return rf.Heads[b]
+	}
+	return -1
+}
+
+// recHeadStyle returns the colour and the name of head h (counted from 0)
+// as the step view labels a pole: muted and none when h < 0, a pole
+// matched to no head.
+func recHeadStyle(th scene.Theme, h int, none string) (color.RGBA, string) {
+	if h < 0 {
+		return recMuted(th), none
+	}
+	return th.HeadColor(h), fmt.Sprintf("head %d", h+1)
+}
+
+// plotFrame draws what lies under a plot's frame (the shapes gathered in
+// the clip batches: its shading and grid), the frame itself, and the name
+// of the horizontal axis under its right end.
+func (r *recoveryRenderer) plotFrame(screen *ebiten.Image, plot scene.Rect, xName string, th scene.Theme) {
+	u := r.u
+	r.clipTo(plot)
+	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
+	r.lab.put(screen, &r.text, xName, plot.X+plot.W-recWidth(&r.text, xName), plot.Y+plot.H+4*u+recHeight(&r.text), recMuted(th))
+}
+
+// progressBar draws a thin bar, filled to fraction f, under y.
+func (r *recoveryRenderer) progressBar(x, y, w, f float64, th scene.Theme) {
+	u := r.u
+	r.flat.rect(x, y+2*u, w, 6*u, th.Grid)
+	r.flat.rect(x, y+2*u, w*math.Max(0, math.Min(1, f)), 6*u, recAccent(th))
+}
+
 // poleBetween reports whether a pole −ρ lies between n0 and n1.
 func poleBetween(poles []float64, n0, n1 float64) bool {
 	lo, hi := math.Min(n0, n1), math.Max(n0, n1)
@@ -586,15 +610,7 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 		y = r.paragraph(clip, &r.text, fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
 			rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1), x, y, rc.W, muted) + 4*u
 		for b := range rf.P {
-			h := -1
-			if b < len(rf.Heads) {
-				h = rf.Heads[b]
-			}
-			c := muted
-			name := "—"
-			if h >= 0 {
-				c, name = th.HeadColor(h), fmt.Sprintf("head %d", h+1)
-			}
+			c, name := recHeadStyle(th, recPoleHead(rf, b), "—")
 			r.clipFlat.rect(x, y+lh*0.25, 10*u, 10*u, c)
 			rv := math.NaN()
 			if b < len(rf.R) {
@@ -608,11 +624,7 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 	}
 	y = r.paragraph(clip, &r.text, "Link: each pole's p is the sum of the linked measurements' p of one head, and its r their r — that pairs the poles.", x, y, rc.W, muted) + 4*u
 	for _, row := range sc.LinkRows(v.Index) {
-		c := muted
-		name := "—"
-		if row.Head >= 0 {
-			c, name = th.HeadColor(row.Head), fmt.Sprintf("head %d", row.Head+1)
-		}
+		c, name := recHeadStyle(th, row.Head, "—")
 		r.clipFlat.rect(x, y+lh*0.25, 10*u, 10*u, c)
 		r.lab.put(clip, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, recFmt(row.P), recFmt(row.R)), x+16*u, y, th.Text)
 		y += lh
@@ -631,13 +643,20 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 
 // ---- the result ----
 
+// panel draws the title of the result, sweep or modes view inside the
+// view's margin and returns the margin (the left edge of what follows),
+// the y under the title and the width inside the margins.
+func (r *recoveryRenderer) panel(screen *ebiten.Image, full scene.Rect, title string, th scene.Theme) (pad, y, w float64) {
+	pad = 16 * r.u
+	r.lab.put(screen, &r.title, title, pad, pad, th.Text)
+	return pad, pad + recHeight(&r.title) + 4*r.u, full.W - 2*pad
+}
+
 func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	x, y, w := pad, pad, full.W-2*pad
+	pad, y, w := r.panel(screen, full, "Recovered against true canonical heads", th)
+	x := pad
 	muted := recMuted(th)
-	r.lab.put(screen, &r.title, "Recovered against true canonical heads", x, y, th.Text)
-	y += recHeight(&r.title) + 4*u
 	if sc.Computing() {
 		r.drawRunProgress(screen, sc, x, y, w, th)
 		return
@@ -755,24 +774,23 @@ func heatColor(th scene.Theme, x, scale float64) color.RGBA {
 
 func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	x, y, w := pad, pad, full.W-2*pad
+	pad, y, w := r.panel(screen, full, "Noise sweep: parameter error against the oracle's accuracy ε", th)
+	x := pad
 	muted := recMuted(th)
-	r.lab.put(screen, &r.title, "Noise sweep: parameter error against the oracle's accuracy ε", x, y, th.Text)
-	y += recHeight(&r.title) + 4*u
 	st := sc.Sweep()
 	if st.Refused != "" {
 		r.paragraph(screen, &r.text, st.Refused, x, y+8*u, w, th.Query)
 		return
 	}
 	line := fmt.Sprintf("H = %d, d = %d, %s mode; %d seeds per ε, from seed %d.", max(sc.State.H, sc.State.H0), sc.State.D, sc.State.Mode, scene.SweepSeeds, sc.State.Seed)
-	if !st.Done {
-		line = fmt.Sprintf("Computing… %d%%  ", int(100*st.Progress)) + line
+	switch {
+	case sc.Computing():
+		line = "Computing the run first… " + line
+	case !st.Done:
+		line = fmt.Sprintf("Computing… %d%%: %s. ", int(100*st.Progress), st.Doing) + line
 	}
 	y = r.paragraph(screen, &r.text, line, x, y, w, muted)
-	// Progress bar.
-	r.flat.rect(x, y+2*u, w, 6*u, th.Grid)
-	r.flat.rect(x, y+2*u, w*st.Progress, 6*u, recAccent(th))
+	r.progressBar(x, y, w, st.Progress, th)
 	y += 16 * u
 	// Statement of the largest H.
 	var stmt string
@@ -803,9 +821,9 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	for k := int(ex0); k <= int(ex1); k++ {
 		px := tx(math.Pow(10, float64(k)))
 		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, th.Grid)
-		if k%2 == 1 || k == int(ex1) {
-			s := fmt.Sprintf("1e%d", k)
-			r.lab.put(screen, &r.text, strings.Replace(s, "-", "−", 1), px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+		if k%2 == 0 { // the ε of the sweep
+			s := strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1)
+			r.lab.put(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
 		}
 	}
 	for k := int(ey0); k <= 0; k++ {
@@ -816,10 +834,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 			r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
 		}
 	}
-	r.clipTo(plot) // the grid under the frame
-	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
-	xl := "oracle accuracy ε (log)"
-	r.lab.put(screen, &r.text, xl, plot.X+plot.W-recWidth(&r.text, xl), plot.Y+plot.H+4*u+recHeight(&r.text), muted)
+	r.plotFrame(screen, plot, "oracle accuracy ε (log)", th) // the grid under the frame
 	r.under.put(clip, &r.text, "largest relative error of W_h, v_h (log)", plot.X+6*u, plot.Y+4*u, muted)
 	// Slope-1 reference through the first median.
 	for _, p := range st.Points {
@@ -841,7 +856,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		for k, e := range p.Errors {
 			off := (float64(k) - float64(scene.SweepSeeds-1)/2) * 3 * u
 			if !finite(e) {
-				cy := plot.Y + 14*u + float64(fails)*7*u
+				cy := plot.Y + 14*u + recHeight(&r.text) + float64(fails)*7*u // under the axis name
 				r.clipSmooth.line(px-4*u, cy-4*u, px+4*u, cy+4*u, 2*u, th.Query)
 				r.clipSmooth.line(px-4*u, cy+4*u, px+4*u, cy-4*u, 2*u, th.Query)
 				fails++
@@ -869,12 +884,11 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 
 func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	x, y, w := pad, pad, full.W-2*pad
-	muted := recMuted(th)
 	H, d := sc.Heads(), sc.State.D
-	r.lab.put(screen, &r.title, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), x, y, th.Text)
-	y += recHeight(&r.title) + 10*u
+	pad, y, w := r.panel(screen, full, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), th)
+	x := pad
+	y += 6 * u
+	muted := recMuted(th)
 	paper, econ, info := recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d)
 	rows := []struct {
 		name string

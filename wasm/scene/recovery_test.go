@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -495,8 +496,139 @@ func TestRecoverySweep(t *testing.T) {
 		t.Error(err)
 	}
 	// A size beyond the limit is refused with a message naming it.
-	big := recoveryAt(t, "#v=1&scene=recovery&H=3&d=3&seed=21&view=sweep")
+	if SweepCost(3, 8) <= SweepCostLimit {
+		t.Fatalf("H = 3, d = 8 is within the limit %d", SweepCostLimit)
+	}
+	big := recoveryAt(t, "#v=1&scene=recovery&H=3&d=8&seed=21&view=sweep")
 	if s := big.Sweep(); !strings.Contains(s.Refused, fmt.Sprint(SweepCostLimit)) || big.Job() != nil {
-		t.Errorf("H = 3, d = 3: refused %q", s.Refused)
+		t.Errorf("H = 3, d = 8: refused %q", s.Refused)
+	}
+}
+
+// learnError is the error of one run of the sweep made whole by
+// recovery.Learn: the largest relative error of the recovered layer
+// against the canonical true one, NaN when the run fails.
+func learnError(t link.State, eps float64) float64 {
+	t.Noise = eps
+	layer, err := trueLayer(t)
+	if err != nil {
+		return math.NaN()
+	}
+	res, err := recovery.Learn(recovery.LayerOracle(layer, eps, t.Seed), t.LearnOptions(layer))
+	if err != nil {
+		return math.NaN()
+	}
+	e, err := attention.RelativeError(res.Layer, attention.Canonical(layer, CanonicalTol))
+	if err != nil || !finite(e) {
+		return math.NaN()
+	}
+	return e
+}
+
+// sameSweep says where two sweeps differ, bit for bit ("" when they do
+// not): the errors per ε and seed, and the scan over H.
+func sameSweep(a, b *sweep) string {
+	for i := range sweepNoise {
+		if len(a.errs[i]) != len(b.errs[i]) {
+			return fmt.Sprintf("ε = %g: %d runs against %d", sweepNoise[i], len(a.errs[i]), len(b.errs[i]))
+		}
+		for k := range a.errs[i] {
+			if math.Float64bits(a.errs[i][k]) != math.Float64bits(b.errs[i][k]) {
+				return fmt.Sprintf("ε = %g, seed %d: %v against %v", sweepNoise[i], k, a.errs[i][k], b.errs[i][k])
+			}
+		}
+	}
+	if !slices.Equal(a.hs, b.hs) || !slices.Equal(a.hOK, b.hOK) || a.largest != b.largest || a.limitH != b.limitH || a.hDone != b.hDone || a.next != b.next {
+		return fmt.Sprintf("scan: H %v recovered %v largest %d limit %d, against H %v recovered %v largest %d limit %d",
+			a.hs, a.hOK, a.largest, a.limitH, b.hs, b.hOK, b.largest, b.limitH)
+	}
+	return ""
+}
+
+// TestRecoverySweepSliced computes noise sweeps through the job a
+// checkpoint at a time (a lab whose slices are empty) and checks that no
+// job step makes a whole run (a run is always started by one step and
+// finished by a later one), that a sweep whose run under way is stopped
+// (more sweeps than the lab keeps runs for) carries on, and that the
+// numbers are those of the same sweep with each run made whole by
+// recovery.Learn, bit for bit: same runs, same seeds, same order.
+func TestRecoverySweepSliced(t *testing.T) {
+	for _, frag := range []string{
+		"#v=1&scene=recovery&H=3&d=2&seed=21&view=sweep",                  // refused while runs were made whole in a frame
+		"#v=1&scene=recovery&H=1&H0=2&d=3&seed=8&mode=economy&view=sweep", // a bound on H, economy mode
+	} {
+		t.Run(frag, func(t *testing.T) {
+			s, notes := link.Parse(frag)
+			if len(notes) > 0 {
+				t.Fatal(notes)
+			}
+			lab := NewLab()
+			lab.recovery.slice = 0
+			r, err := NewRecovery(s, lab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Compute()
+			j := r.Job()
+			if j == nil {
+				t.Fatal("no sweep job")
+			}
+			l := lab.recovery
+			sw := l.sweepFor(s)
+			runs := func() int { // runs recorded
+				if len(sw.hs) == 0 {
+					return sw.next
+				}
+				return sw.next + (len(sw.hs)-1)*SweepHeadSeeds + sw.hNext
+			}
+			steps, stopped := 0, false
+			for {
+				before, started := runs(), sw.cur != nil
+				done := j.Step()
+				steps++
+				if runs() != before && !started {
+					t.Fatalf("step %d made run %d whole", steps, before+1)
+				}
+				if done {
+					break
+				}
+				// Half way through a run, two other sweeps start runs: this
+				// one's is stopped, and made again from its start.
+				if !stopped && sw.next == 7 && sw.cur != nil && sw.cur.fraction() > 0.3 {
+					for _, seed := range []uint64{101, 102} {
+						o := s
+						o.Seed = seed
+						l.mu.Lock()
+						l.stepSweep(l.sweepFor(o), 0)
+						l.mu.Unlock()
+					}
+					if sw.cur != nil || len(l.live) != maxPending {
+						t.Fatalf("after two more sweeps: this one's run under way %v, %d live", sw.cur != nil, len(l.live))
+					}
+					stopped = true
+				}
+				if steps > 10000000 {
+					t.Fatal("the sweep does not finish")
+				}
+			}
+			if !stopped {
+				t.Error("the sweep's run was never stopped")
+			}
+			if !sw.done() || sw.cur != nil || slices.Contains(l.live, sw) {
+				t.Errorf("after the job: done %v, run under way %v", sw.done(), sw.cur != nil)
+			}
+			whole := newRecoveryLab().sweepFor(s)
+			for {
+				ts, eps, ok := whole.plan()
+				if !ok {
+					break
+				}
+				whole.record(learnError(ts, eps))
+			}
+			if d := sameSweep(sw, whole); d != "" {
+				t.Errorf("sliced and whole sweeps differ: %s", d)
+			}
+			t.Logf("%d job steps for %d runs; tried H %v, largest %d", steps, runs(), sw.hs, sw.largest)
+		})
 	}
 }

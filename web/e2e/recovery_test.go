@@ -15,6 +15,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
+	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
@@ -178,10 +179,67 @@ func recoveryKeys(tb *tab) {
 	press(kb.ArrowLeft, 0)
 }
 
-// recoverySweep runs a noise sweep (a seed no other test uses, so nothing
-// is cached) and checks that progress increases to the end while the host
-// page keeps drawing: the longest gap between requestAnimationFrame
-// callbacks on the host page stays below freezeLimit.
+// sweepH and sweepD are the size at which the browser test runs a noise sweep:
+// H = 3, d = 3, which the page refused while the sweep made each of its
+// runs whole within one frame (H²·(4Hd²−2H+1) = 927 was over that limit
+// of 300); each run is now made a slice per frame.
+const sweepH, sweepD = 3, 3
+
+// sweepWatch is a noise sweep watched in the page: the progress seen, the
+// gaps between the host page's animation frames while it computed, the
+// facts at its end and the wall time.
+type sweepWatch struct {
+	seen []float64
+	gaps []float64
+	f    recoveryFacts
+	wall time.Duration
+}
+
+// longest is the longest gap between the host page's frames.
+func (w sweepWatch) longest() float64 {
+	m := 0.0
+	for _, g := range w.gaps {
+		m = math.Max(m, g)
+	}
+	return m
+}
+
+// watchSweep computes the run of H heads at width d with a seed no other
+// test uses (so nothing is cached), then opens its noise sweep and polls
+// the facts until the sweep is done, recording the host page's frame
+// gaps meanwhile.
+func watchSweep(tb *tab, H, d int, timeout time.Duration) sweepWatch {
+	tb.tb.Helper()
+	seed := time.Now().UnixNano()%1000000 + 1000
+	recoveryOpen(tb, fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=%d", H, d, seed))
+	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
+		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
+		requestAnimationFrame(f); return true; })()`)
+	start := time.Now()
+	eval[json.RawMessage](tb, `headlab.open(headlab.link().replace("view=steps", "") + "&view=sweep")`)
+	var w sweepWatch
+	deadline := start.Add(timeout)
+	for time.Now().Before(deadline) {
+		w.f = recoveryFactsOf(tb)
+		if w.f.Sweep == nil {
+			tb.tb.Fatalf("no sweep in the facts\npage: %s", tb.describe())
+		}
+		w.seen = append(w.seen, w.f.Sweep.Progress)
+		if w.f.Sweep.Done {
+			break
+		}
+		tb.sleep(50 * time.Millisecond)
+	}
+	w.wall = time.Since(start)
+	w.gaps = eval[[]float64](tb, `(() => { window.__stop = true; return window.__gaps.slice(2); })()`)
+	return w
+}
+
+// recoverySweep runs a noise sweep at a size the page once refused and
+// checks that progress increases to the end while the host page keeps
+// drawing: the longest gap between requestAnimationFrame callbacks on the
+// host page stays below freezeLimit. A size beyond SweepCostLimit is still
+// refused, with a message naming the limit, in the facts and the panel.
 func recoverySweep(tb *tab) {
 	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
 		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
@@ -193,50 +251,74 @@ func recoverySweep(tb *tab) {
 		mx = math.Max(mx, g)
 	}
 	tb.tb.Logf("idle: %d frames in 2 s, longest gap %.1f ms", len(idle), mx)
-	seed := time.Now().UnixNano()%1000000 + 1000
-	recoveryOpen(tb, fmt.Sprintf("#v=1&scene=recovery&H=1&d=2&seed=%d", seed))
-	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
-		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
-		requestAnimationFrame(f); return true; })()`)
-	eval[json.RawMessage](tb, `headlab.open(headlab.link().replace("view=steps", "") + "&view=sweep")`)
-	var seen []float64
-	var f recoveryFacts
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) {
-		f = recoveryFactsOf(tb)
-		if f.Sweep == nil {
-			tb.tb.Fatalf("no sweep in the facts\npage: %s", tb.describe())
-		}
-		seen = append(seen, f.Sweep.Progress)
-		if f.Sweep.Done {
-			break
-		}
-		tb.sleep(50 * time.Millisecond)
+	if c := scene.SweepCost(sweepH, sweepD); c <= 300 || c > scene.SweepCostLimit {
+		tb.tb.Fatalf("H = %d, d = %d (cost %d) is no size that was refused before and is computed now (limit %d)", sweepH, sweepD, c, scene.SweepCostLimit)
 	}
-	gaps := eval[[]float64](tb, `(() => { window.__stop = true; return window.__gaps.slice(2); })()`)
+	w := watchSweep(tb, sweepH, sweepD, 3*time.Minute)
+	f := w.f
 	if !f.Sweep.Done || f.Sweep.Refused != "" {
-		tb.tb.Fatalf("the sweep did not finish: progress %v, refused %q", seen, f.Sweep.Refused)
+		tb.tb.Fatalf("the sweep did not finish: progress %v, refused %q", w.seen, f.Sweep.Refused)
 	}
 	// The sweep is sliced: it was seen part done before it finished (a
 	// sweep done in one frame would jump from nothing to done).
-	if len(seen) < 2 || seen[0] >= 1 {
-		tb.tb.Errorf("progress seen %v: the sweep was never seen part done", seen)
-	}
-	for i := 1; i < len(seen); i++ {
-		if seen[i] < seen[i-1] {
-			tb.tb.Errorf("progress went back: %v", seen)
+	part := false
+	for i, p := range w.seen {
+		part = part || (p > 0 && p < 1)
+		if i > 0 && p < w.seen[i-1] {
+			tb.tb.Errorf("progress went back: %v", w.seen)
+			break
 		}
 	}
-	longest := 0.0
-	for _, g := range gaps {
-		longest = math.Max(longest, g)
+	if !part {
+		tb.tb.Errorf("progress seen %v: the sweep was never seen part done", w.seen)
 	}
-	tb.tb.Logf("sweep: progress %v; %d host frames, longest gap %.1f ms; slowest run %.1f ms; largest H at 1e-6: %d", seen, len(gaps), longest, f.Sweep.Slowest, f.Sweep.LargestH)
+	longest := w.longest()
+	tb.tb.Logf("sweep at H=%d d=%d: %.1f s wall (polled every 50 ms), %d progress readings; %d host frames, longest gap %.1f ms; slowest run %.1f ms in its slices; largest H at 1e-6: %d",
+		sweepH, sweepD, w.wall.Seconds(), len(w.seen), len(w.gaps), longest, f.Sweep.Slowest, f.Sweep.LargestH)
 	if longest > freezeLimit {
 		tb.tb.Errorf("the host page froze for %.1f ms during the sweep (want ≤ %.0f ms)", longest, freezeLimit)
 	}
 	if f.Sweep.LargestH < 1 {
 		tb.tb.Errorf("largest H recovered at 1e-6: %d", f.Sweep.LargestH)
+	}
+	// Beyond the limit: refused at once, saying why, in the panel too.
+	H, d := 4, 16
+	if c := scene.SweepCost(H, d); c <= scene.SweepCostLimit {
+		tb.tb.Fatalf("H = %d, d = %d (cost %d) is within the limit %d", H, d, c, scene.SweepCostLimit)
+	}
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&view=sweep", H, d))))
+	tb.waitFor("the sweep beyond the limit to be refused", `headlab.facts().sweep && headlab.facts().sweep.refused`)
+	refused := recoveryFactsOf(tb).Sweep.Refused
+	if !strings.Contains(refused, fmt.Sprint(scene.SweepCostLimit)) {
+		tb.tb.Errorf("the refusal does not name the limit %d: %q", scene.SweepCostLimit, refused)
+	}
+	tb.waitFor("the panel to show the refusal", fmt.Sprintf(`document.body.innerText.includes(%s)`, jsString(refused)))
+}
+
+// BenchmarkRecoverySweep measures a whole noise sweep in the browser (wall
+// time from opening the sweep view to done, polled every 50 ms, with the
+// page drawing meanwhile) at the default size and at two of the largest
+// sizes scene.SweepCostLimit lets the page run (H = 4, d = 4 the slowest
+// measured), with the longest gap between the host page's frames and the
+// slowest run, which no frame computes whole.
+func BenchmarkRecoverySweep(b *testing.B) {
+	for _, c := range [][2]int{{3, 2}, {2, 11}, {4, 4}} {
+		H, d := c[0], c[1]
+		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
+			var w sweepWatch
+			for b.Loop() {
+				tb := newTab(b)
+				tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+				w = watchSweep(tb, H, d, 10*time.Minute)
+				tb.close()
+			}
+			if !w.f.Sweep.Done {
+				b.Fatalf("the sweep did not finish: %q", w.f.Sweep.Refused)
+			}
+			b.ReportMetric(w.wall.Seconds(), "sweep-s")
+			b.ReportMetric(w.longest(), "gap-ms")
+			b.ReportMetric(w.f.Sweep.Slowest, "slowest-run-ms")
+		})
 	}
 }
 
