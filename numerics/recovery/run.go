@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"errors"
+	"fmt"
 	"iter"
 	"time"
 )
@@ -41,9 +42,12 @@ func Start(o Oracle, opt Options) *Run {
 	}
 	r.next, r.stop = iter.Pull(func(yield func(Progress) bool) {
 		defer func() {
+			// A stopped run unwinds with abandoned. Any other panic is a bug,
+			// kept as the run's error: iter.Pull raises it only once, and
+			// after that the run would look finished and successful.
 			if p := recover(); p != nil {
 				if _, ok := p.(abandoned); !ok {
-					panic(p)
+					r.res, r.err = Result{}, fmt.Errorf("recovery: internal error: %v", p)
 				}
 			}
 		}()

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
 )
@@ -135,6 +138,33 @@ func TestRunStop(t *testing.T) {
 		t.Errorf("result of a stopped run: %v", err)
 	}
 	r.Stop() // a second Stop does nothing
+}
+
+// TestRunPanic runs with an oracle that panics at its seventh query: the
+// run ends with an error naming the panic, never as a finished run with an
+// empty result.
+func TestRunPanic(t *testing.T) {
+	inner := LayerOracle(attention.Random(2, 3, 5), 0, 1)
+	calls := 0
+	oracle := func(X *mat.Dense) float64 {
+		if calls++; calls == 7 {
+			panic("the oracle broke")
+		}
+		return inner(X)
+	}
+	r := Start(oracle, DefaultOptions(2, 3))
+	for i := 0; !r.Step(0); i++ {
+		if i > 10000 {
+			t.Fatal("the run does not end")
+		}
+	}
+	res, err := r.Result()
+	if err == nil || !strings.Contains(err.Error(), "the oracle broke") {
+		t.Errorf("error %v, want one naming the panic", err)
+	}
+	if res.Heads != 0 || len(res.Layer) != 0 {
+		t.Errorf("a failed run returned %d heads", res.Heads)
+	}
 }
 
 // TestRunInvalid starts a run with options Learn refuses: its first step

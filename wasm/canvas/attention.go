@@ -26,6 +26,7 @@ type attentionRenderer struct {
 	heatCols int
 	heatRows int
 	shapes   batch
+	rough    bool // this drag is drawn without anti-aliasing (too slow with it)
 }
 
 func (r *attentionRenderer) reset(a *app) {
@@ -94,10 +95,16 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	// (software rendering: ebiten's anti-aliasing draws through an
 	// offscreen buffer, and dropping it takes a drag there from about 30 to
 	// 44 frames a second, BenchmarkDragFPS); the release redraws it smooth.
+	// ActualFPS averages the last second and is 0 before it knows.
 	r.drawWeights(sc, v, th, dsf)
 	r.drawTokens(sc, v, th, dsf)
 	r.drawLegendShapes(sc, th, dsf)
-	r.shapes.flush(screen, !(r.drag.Active && ebiten.ActualFPS() < slowFPS))
+	if !r.drag.Active {
+		r.rough = false
+	} else if fps := ebiten.ActualFPS(); fps > 0 && fps < slowFPS {
+		r.rough = true // for the rest of this drag: no flicker between the two
+	}
+	r.shapes.flush(screen, !r.rough)
 	r.drawTokenLabels(screen, a, sc, v, th, dsf)
 	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
@@ -170,8 +177,8 @@ func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *sc
 }
 
 // slowFPS is the frame rate under which a drag is drawn without
-// anti-aliasing.
-const slowFPS = 50
+// anti-aliasing: well under 50 and 60 Hz displays' rates.
+const slowFPS = 40
 
 // headDash returns head h's dash length in CSS pixels (0: solid), so that
 // a head's lines differ from another's in pattern as well as in colour.

@@ -161,12 +161,17 @@ func (b *batch) polyline(pts [][2]float64, w float64, c color.RGBA) {
 	}
 }
 
-// dashed adds a dashed segment: dashes of length dash, gaps as long.
+// maxDashes bounds the dashes of one dashed segment.
+const maxDashes = 40
+
+// dashed adds a dashed segment: dashes of length dash, gaps as long (at
+// most maxDashes of them, longer on a long segment).
 func (b *batch) dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
 	l := math.Hypot(x1-x0, y1-y0)
 	if l < 1 || dash <= 0 {
 		return
 	}
+	dash = max(dash, l/(2*maxDashes)) // a long line: longer dashes, not more
 	dx, dy := (x1-x0)/l, (y1-y0)/l
 	for s := 0.0; s < l; s += 2 * dash {
 		e := math.Min(l, s+dash)

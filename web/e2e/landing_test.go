@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -241,6 +242,37 @@ func TestLanding(t *testing.T) {
 		}
 	})
 
+	t.Run("top-bar", func(t *testing.T) {
+		tb := tb.in(t)
+		// A theme chosen on the chooser goes with it into the scene; p
+		// (presentation mode) is not taken there.
+		tb.focusBody()
+		before := eval[string](tb, `document.documentElement.dataset.theme`)
+		tb.do("pressing t, p", chromedp.KeyEvent("t"), chromedp.KeyEvent("p"))
+		tb.waitFor("the other theme", fmt.Sprintf(`document.documentElement.dataset.theme !== %q`, before))
+		theme := eval[string](tb, `document.documentElement.dataset.theme`)
+		if eval[bool](tb, `document.body.classList.contains("present")`) {
+			t.Errorf("p on the chooser turned presentation mode on")
+		}
+		tb.click(`#scenes button[data-target="recovery"]`)
+		tb.waitFor("the recovery scene", `window.headlab.state().scene === "recovery" && location.hash.startsWith("#v=1&scene=recovery")`)
+		if s := tb.landing(); s.Landing || !s.Workspace {
+			t.Errorf("after the Recovery button: chooser shown %v, canvas shown %v", s.Landing, s.Workspace)
+		}
+		if got := eval[string](tb, `window.headlab.state().theme`); got != theme {
+			t.Errorf("the %s theme chosen on the chooser became %q in the scene", theme, got)
+		}
+		if f := eval[string](tb, `document.activeElement.id`); f != "title-recovery" {
+			t.Errorf("the focus is on %q, not the scene's title", f)
+		}
+		eval[bool](tb, `(history.back(), true)`)
+		tb.waitFor("the chooser after Back", `!document.getElementById("landing").hidden`)
+		if s := tb.landing(); !s.Landing || s.Hash != "" {
+			t.Errorf("Back after the Recovery button: chooser shown %v, hash %q", s.Landing, s.Hash)
+		}
+		tb.do("pressing t", chromedp.KeyEvent("t")) // the theme as it was
+	})
+
 	t.Run("brand", func(t *testing.T) {
 		tb := tb.in(t)
 		eval[bool](tb, `(window.headlab.open("#v=1&scene=recovery&H=2&d=2"), true)`)
@@ -282,6 +314,14 @@ func TestLanding(t *testing.T) {
 			t.Errorf("the link of step 3 reopens %q (shown %v)", tours.TourCount, tours.TourShown)
 		}
 		other.close()
+		// Moving on from the step's view offers the way back to it.
+		if eval[bool](tb, `!document.getElementById("tour-moved").hidden`) {
+			t.Errorf("the tour says the view moved on before it did")
+		}
+		eval[bool](tb, `(window.headlab.open(location.hash.replace("seed=1", "seed=2")), true)`)
+		tb.waitFor("the way back", `!document.getElementById("tour-moved").hidden`)
+		tb.click(`#tour-back`)
+		tb.waitFor("the step's view again", `document.getElementById("tour-moved").hidden && window.headlab.state().seed === 1`)
 		tb.click(`#tour-end`)
 		tb.waitFor("the end of the tour", `window.headlab.state().tour === 0`)
 		if s := tb.landing(); s.TourShown {
@@ -295,4 +335,32 @@ func TestLanding(t *testing.T) {
 		}
 	})
 	tb.noProblems("after the landing's steps")
+}
+
+// TestLandingWithoutCanvas opens the page without a link while the canvas
+// cannot load: the chooser shows all the same, and so does the reason.
+func TestLandingWithoutCanvas(t *testing.T) {
+	tb := newTab(t)
+	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("watching the network: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{
+		URLPatterns: []*network.BlockPattern{{URLPattern: "*://*:*/*.wasm", Block: true}},
+	}); err != nil {
+		t.Fatalf("blocking the wasm: %v", err)
+	}
+	if _, err := tb.loadErr(h.base, `document.readyState === "complete"`); err != nil {
+		t.Fatal(err)
+	}
+	tb.waitFor("the notice that the canvas could not start", `window.headlab.errors.some((e) => e.includes("canvas"))`)
+	s := tb.landing()
+	if !s.Landing || s.Workspace || len(s.Cards) != 3 {
+		t.Errorf("without the canvas: chooser shown %v, canvas shown %v, cards %q", s.Landing, s.Workspace, s.Cards)
+	}
+	if shown := eval[[]string](tb, `[...document.querySelectorAll(".intro")].filter((e) => e.getClientRects().length > 0).map((e) => e.id)`); len(shown) > 0 {
+		t.Errorf("scene intros shown on the chooser: %q", shown)
+	}
+	tb.takeProblems() // the blocked requests and the failed start are expected here
 }

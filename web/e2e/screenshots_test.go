@@ -65,6 +65,9 @@ func TestScreenshots(t *testing.T) {
 						}
 					}
 					tb.load(url)
+					if sh.link == "" {
+						tb.waitFor("the previews", `[...document.querySelectorAll("#landing img.preview")].filter((e) => e.getClientRects().length > 0).every((e) => e.complete && e.naturalWidth > 0)`)
+					}
 					tb.frames(10)
 					tb.noProblems("loading " + name)
 					if over := eval[float64](tb, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {

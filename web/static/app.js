@@ -29,6 +29,7 @@
   let syncQueued = false;
   let landing = false; // the chooser of scenes is shown instead of a scene
   let tours = null; // static/tours.json once loaded: { scene: [{title, link, text}] }
+  let tourAt = {}; // the tour step shown and the view it opened: { scene, step, view }
 
   const headlab = {
     ready: false,
@@ -115,9 +116,9 @@
     $("canvas-alt").textContent = canvas.describe();
     document.title = landing ? TITLE : sceneName(state.scene) + " · " + TITLE;
     applyTheme();
-    document.body.classList.toggle("present", !!state.present);
-    $("present").setAttribute("aria-pressed", state.present ? "true" : "false");
-    for (const p of PANELS) document.body.classList.toggle("hide-" + p, state.hide.includes(p));
+    document.body.classList.toggle("present", !landing && !!state.present);
+    $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
+    for (const p of PANELS) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
   }
 
   function set(key, value) {
@@ -152,7 +153,10 @@
       b.textContent = s.name;
       b.dataset.target = s.key;
       b.addEventListener("click", () => {
-        showLanding(false);
+        if (landing) {
+          if (canvas) leaveLanding("#v=1&scene=" + s.key);
+          return;
+        }
         if (state && state.tour) set("tour", "0"); // a tour belongs to its scene
         set("scene", s.key);
       });
@@ -215,11 +219,16 @@
   // route follows the address bar after a link was followed or the user
   // went back or forward: no fragment is the chooser, any other opens it.
   function route() {
-    if (!canvas) return;
+    if (!canvas) {
+      showLanding(isLandingHash()); // the canvas opens location.hash once it loads
+      return;
+    }
     if (isLandingHash()) {
       showLanding(true);
       sync();
-    } else if (landing || location.hash !== canvas.link()) {
+    } else if (landing) {
+      leaveLanding(location.hash, true);
+    } else if (location.hash !== canvas.link()) {
       headlab.open(location.hash);
     }
   }
@@ -234,6 +243,20 @@
     landing = on;
     document.body.classList.toggle("landing", on);
     $("landing").hidden = !on;
+    if (on) for (const el of document.querySelectorAll("[data-scene]")) el.hidden = true;
+  }
+
+  // leaveLanding opens link from the chooser in a history entry of its own
+  // (Back returns to the chooser): a new one, or the one the browser made
+  // when a link was followed. It keeps a theme chosen on the chooser and
+  // puts the focus on the scene's title.
+  function leaveLanding(link, followed) {
+    if (state && state.theme !== "auto" && !/[#&]theme=/.test(link)) link += "&theme=" + state.theme;
+    if (followed) history.replaceState(null, "", link); // the browser made the entry
+    else history.pushState(null, "", link);
+    headlab.open(link);
+    const title = document.querySelector(".intro:not([hidden]) h1");
+    if (title) title.focus();
   }
 
   const TITLE = document.title;
@@ -272,6 +295,12 @@
     }
     const k = state.tour;
     const step = steps[k - 1];
+    // The view this step opened, to tell when the user has moved on from it.
+    const here = tourView(canvas.link());
+    if (tourAt.scene !== state.scene || tourAt.step !== k) tourAt = { scene: state.scene, step: k, view: here };
+    const moved = here !== tourAt.view;
+    $("tour-moved").hidden = !moved;
+    $("tour-back").href = step.link;
     box.hidden = false;
     $("tour-count").textContent = "Tour of " + sceneName(state.scene) + " · step " + k + " of " + steps.length;
     $("tour-title").textContent = step.title;
@@ -294,6 +323,11 @@
     });
   }
 
+  // tourView is a link without the keys that change how, not what, it shows.
+  function tourView(link) {
+    return link.replace(/&(theme|present|hide)=[^&]*/g, "");
+  }
+
   // tourLink makes a a link to href, or, with no href, a disabled one.
   function tourLink(a, href) {
     if (href) {
@@ -314,7 +348,7 @@
   }
 
   function copyLink() {
-    const url = location.href;
+    const url = location.href.split("#")[0] + (canvas && !landing ? canvas.link() : "");
     const done = () => {
       const b = $("copy-link");
       b.textContent = "Copied ✓";
@@ -534,6 +568,7 @@
         toggleFullscreen();
         return true;
       case "p":
+        if (landing) return false;
         togglePresent();
         return true;
       case "+":
@@ -618,7 +653,10 @@
       else $("class-url").select();
     });
     $("help-open").addEventListener("click", toggleHelp);
-    $("present").addEventListener("click", togglePresent);
+    $("present").addEventListener("click", () => {
+      if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention") + "&present=1");
+      else togglePresent();
+    });
     document.addEventListener("keydown", (e) => {
       if (onKey(e)) e.preventDefault();
     });
@@ -671,6 +709,9 @@
     canvas: () => canvas,
   };
 
+  // The chooser shows at once, before the canvas has loaded (or if it never does).
+  showLanding(isLandingHash());
+  applyTheme();
   buildScenes();
   bindControls();
   buildHelp();
