@@ -216,15 +216,7 @@ func fmtNs(ns float64) string {
 
 func fmtCount(n *big.Int) string {
 	if n.BitLen() < 40 {
-		s := n.String()
-		var b strings.Builder
-		for i, c := range s {
-			if i > 0 && (len(s)-i)%3 == 0 {
-				b.WriteByte(',')
-			}
-			b.WriteRune(c)
-		}
-		return b.String()
+		return scene.GroupDigits(n.String())
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return fmt.Sprintf("%.3g", f)

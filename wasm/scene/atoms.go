@@ -253,13 +253,15 @@ func FormatBytes(b *big.Int) string {
 func formatCount(n *big.Int) string {
 	s := n.String()
 	if len(s) <= 9 {
-		return groupDigits(s)
+		return GroupDigits(s)
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return fmt.Sprintf("%.3g", f)
 }
 
-func groupDigits(s string) string {
+// GroupDigits writes a string of decimal digits with a comma between
+// groups of three, counted from the right.
+func GroupDigits(s string) string {
 	var b strings.Builder
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {

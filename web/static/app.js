@@ -112,7 +112,7 @@
     } else if (modules[state.scene]) {
       modules[state.scene].sync(state, JSON.parse(canvas.facts()));
     }
-    syncTour();
+    syncTour(link);
     $("canvas-alt").textContent = canvas.describe();
     document.title = landing ? TITLE : sceneName(state.scene) + " · " + TITLE;
     applyTheme();
@@ -279,8 +279,9 @@
       .catch((err) => showNotices(["the guided tours could not be loaded: " + err.message]));
   }
 
-  // syncTour shows the tour step the state names, with links to the others.
-  function syncTour() {
+  // syncTour shows the tour step the state names, with links to the others;
+  // link is the canvas's link of the view shown.
+  function syncTour(link) {
     const box = $("tour");
     const steps = tours && tours[state.scene];
     if (landing || !state.tour || !steps) {
@@ -296,7 +297,7 @@
     const k = state.tour;
     const step = steps[k - 1];
     // The view this step opened, to tell when the user has moved on from it.
-    const here = tourView(canvas.link());
+    const here = tourView(link);
     if (tourAt.scene !== state.scene || tourAt.step !== k) tourAt = { scene: state.scene, step: k, view: here };
     const moved = here !== tourAt.view;
     $("tour-moved").hidden = !moved;
@@ -698,10 +699,23 @@
     return e;
   }
 
+  // numberField builds a labelled integer field for the link key key, with
+  // the id prefix+key: the label's text, the variable named variable (if
+  // any), the field. A change sets the key.
+  function numberField(prefix, label, key, min, max, variable) {
+    const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: prefix + key, name: key });
+    input.addEventListener("change", () => set(key, input.value));
+    const lab = el("label", null, label, " ");
+    if (variable) lab.append(v(variable), " ");
+    lab.append(input);
+    return { lab, input };
+  }
+
   // The API a scene module builds its panel with.
   const api = {
     el,
     v,
+    numberField,
     set,
     state: () => state,
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),

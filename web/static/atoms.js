@@ -21,21 +21,14 @@
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
 
-  function numberField(label, key, min, max) {
-    const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: "atoms-" + key, name: key });
-    input.addEventListener("change", () => api.set(key, input.value));
-    const lab = el("label", null, label, " ", input);
-    return { lab, input };
-  }
+  const numberField = (label, key, min, max, variable) => api.numberField("atoms-", label, key, min, max, variable);
 
   function build(panel, a) {
     api = a;
     els = {};
 
     // Width and seed.
-    const d = numberField("Width ", "d", 1, MAX_D);
-    d.lab.insertBefore(v("d"), d.input);
-    d.lab.insertBefore(document.createTextNode(" "), d.input);
+    const d = numberField("Width", "d", 1, MAX_D, "d");
     els.d = d.input;
     els.dRange = el("input", { type: "range", min: "1", max: String(MAX_D), step: "1", id: "atoms-d-range" });
     els.dRange.setAttribute("aria-label", "width d");
@@ -71,12 +64,8 @@
       els.outWords, els.outCost);
 
     // General fusion.
-    const H = numberField("Heads", "H", 1, 8);
-    H.lab.insertBefore(v("H"), H.input);
-    H.lab.insertBefore(document.createTextNode(" "), H.input);
-    const m = numberField("atoms each", "m", 1, 8);
-    m.lab.insertBefore(v("m"), m.input);
-    m.lab.insertBefore(document.createTextNode(" "), m.input);
+    const H = numberField("Heads", "H", 1, 8, "H");
+    const m = numberField("atoms each", "m", 1, 8, "m");
     els.H = H.input;
     els.m = m.input;
     els.keys = el("select", { id: "atoms-keys", name: "keys" });

@@ -29,11 +29,7 @@
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
 
-  function numberField(label, key, min, max) {
-    const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: "rec-" + key, name: key });
-    input.addEventListener("change", () => api.set(key, input.value));
-    return { lab: el("label", null, label, " ", input), input };
-  }
+  const numberField = (label, key, min, max, variable) => api.numberField("rec-", label, key, min, max, variable);
 
   function build(panel, a) {
     api = a;
@@ -76,12 +72,8 @@
     els.progress.hidden = true;
 
     // Set-up.
-    const H = numberField("Heads", "H", 1, 8);
-    H.lab.insertBefore(v("H"), H.input);
-    H.lab.insertBefore(document.createTextNode(" "), H.input);
-    const d = numberField("Width", "d", 1, 16);
-    d.lab.insertBefore(v("d"), d.input);
-    d.lab.insertBefore(document.createTextNode(" "), d.input);
+    const H = numberField("Heads", "H", 1, 8, "H");
+    const d = numberField("Width", "d", 1, 16, "d");
     const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
     els.H = H.input;
     els.d = d.input;
