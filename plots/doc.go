@@ -11,7 +11,7 @@
 // Keywords, a PNG tEXt chunk), so a figure can always be regenerated. Each
 // figure carries the numbers it draws as a Table for CSV export.
 //
-// The maths behind the figures is in shared/design/MATH.md: §1 (attention),
+// The maths behind the figures is in numerics/MATH.md: §1 (attention),
 // §2 (atoms, W_d, counts), §3 (rational functions and recovery). PDF is
 // written by package plots/internal/pdfcanvas, which embeds the fonts from
 // memory so that it works under GOOS=js, where gonum's vgpdf needs a

@@ -3,7 +3,7 @@
 // identical keys, the W_d family whose d two-atom heads fuse into 2^d atoms,
 // closed-form atom counts, and a numerical experiment fitting fewer atoms.
 //
-// The maths is in shared/design/MATH.md §2. A head is a function of the
+// The maths is in numerics/MATH.md §2. A head is a function of the
 // query q given by its atoms (k_i, b_i, u_i):
 //
 //	y(q) = Σ_i exp(q·k_i + b_i) u_i / Σ_i exp(q·k_i + b_i),

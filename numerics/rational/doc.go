@@ -4,7 +4,7 @@
 //
 // a constant plus H simple poles at n = −ρ_h on the negative axis, from
 // samples at a few points n (in headlab, integer numbers of copies of a
-// token). The maths is in shared/design/MATH.md §3.1–3.2 and §3.5, the
+// token). The maths is in numerics/MATH.md §3.1–3.2 and §3.5, the
 // numerical method in §4.
 //
 // Fit works in the barycentric (Loewner) form used by the AAA algorithm:

@@ -1,7 +1,7 @@
 // Package recovery learns the canonical heads of a multi-head softmax
 // attention layer from a black box that answers value queries: the learner
 // sends token sequences, the oracle returns the layer's scalar output at the
-// last token (seed 001; MATH.md §3).
+// last token (Kim, Kim and Guo, "Provably Learning Multi-Head Attention with Queries"; numerics/MATH.md §3).
 //
 // The learner sends n copies of a token a followed by a query token z, for
 // n = 0…2H. The answers are a rational function of n whose poles −ρ_h and

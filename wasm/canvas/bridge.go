@@ -13,7 +13,7 @@ import (
 // exportBridge installs window.headlabCanvas, the object the host page
 // drives the canvas through. Every method answers at once with strings
 // (JSON where structured), so a call costs one JS→Go crossing; none blocks
-// on JS, following WASM.md's rule for js.FuncOf callbacks.
+// on JS, following wasm/README.md's rule for js.FuncOf callbacks.
 //
 //	open(fragment)   apply a share link; returns the notices as JSON
 //	set(key, value)  change one key as a control does; returns notices

@@ -1,7 +1,7 @@
 //go:build js && wasm
 
 // Command canvas is the interactive canvas of headlab, run by ebiten inside
-// a same-origin iframe of the page (see shared/design/WASM.md for why).
+// a same-origin iframe of the page (see wasm/README.md for why).
 // The host page drives it through window.headlabCanvas (bridge.go); the
 // canvas reports every change of state back to window.parent.headlabHost.
 //

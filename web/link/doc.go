@@ -10,5 +10,5 @@
 // garbage replaced by defaults, and every adjustment is reported as a Notice
 // for the page to show. Format writes the keys in schema order and omits
 // values equal to their defaults, so Parse(Format(s)) == s for every valid
-// state. The link keys are part of the public interface (see PRODUCT.md).
+// state. The link keys are part of the public interface (README.md, "The page's test contract").
 package link

@@ -1,5 +1,5 @@
 // headlab's host page: HTML controls, the share link in the URL fragment,
-// and window.headlab, the page's test contract (PRODUCT.md). The numbers
+// and window.headlab, the page's test contract (README.md, "The page's test contract"). The numbers
 // and the drawing live in the canvas iframe (Go compiled to WebAssembly);
 // this script only moves strings between the controls, the URL and the
 // canvas's bridge, window.headlabCanvas. User text is only ever set with
