@@ -286,3 +286,54 @@ func TestTrueLayerCanonicalisesToTheLayer(t *testing.T) {
 		t.Fatalf("options ask for %d heads (bound %v)", opt.Heads, opt.UpperBound)
 	}
 }
+
+// TestValidateRejects checks that Validate, which reads the schema's ranges
+// and bounds instead of restating them, still refuses each way out of it.
+func TestValidateRejects(t *testing.T) {
+	for name, spoil := range map[string]func(*State){
+		"heat above H":        func(s *State) { s.Heat = s.H + 1 },
+		"d above the scene's": func(s *State) { s.D = WidthLimit(s.Scene) + 1 },
+		"H0 below H":          func(s *State) { s.H0 = s.H - 1 },
+		"dup above H":         func(s *State) { s.Dup = s.H + 1 },
+		"NaN token":           func(s *State) { s.Tok[0] = math.NaN() },
+		"W too short":         func(s *State) { s.W = s.W[1:] },
+		"value beyond range":  func(s *State) { s.Val[0] = MaxParam * 2 },
+		"hide out of order":   func(s *State) { s.Hide = []string{Panels[1], Panels[0]} },
+		"unknown scene":       func(s *State) { s.Scene = "<b>" },
+		"noise above maximum": func(s *State) { s.Noise = MaxNoise * 2 },
+		"seed above maximum":  func(s *State) { s.Seed = MaxSeed + 1 },
+	} {
+		s := Default()
+		spoil(&s)
+		if err := s.Validate(); err == nil {
+			t.Errorf("%s: Validate accepted it", name)
+		}
+	}
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("the default state: %v", err)
+	}
+}
+
+func TestFieldsFollowTheState(t *testing.T) {
+	max := func(s State, key string) float64 {
+		for _, f := range s.Fields() {
+			if f["key"] == key {
+				return f["max"].(float64)
+			}
+		}
+		t.Fatalf("no field %s", key)
+		return 0
+	}
+	s := Default()
+	if got := max(s, "d"); got != float64(WidthLimit("attention")) {
+		t.Errorf("attention: d up to %v", got)
+	}
+	s.Scene = "atoms"
+	if got := max(s, "d"); got != MaxWidth {
+		t.Errorf("atoms: d up to %v", got)
+	}
+	s.H = 2
+	if got := max(s, "heat"); got != 2 {
+		t.Errorf("heat up to %v with H = 2", got)
+	}
+}
