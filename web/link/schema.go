@@ -13,7 +13,10 @@ const Version = 1
 
 // Limits of the state, enforced when a link is parsed.
 const (
-	MaxHeads  = 8  // H
+	MaxHeads  = 8  // H in float64; see HeadLimit
+	// MaxHeadsExtended is H in the recovery scene at extended precision,
+	// which resolves layers float64 cannot.
+	MaxHeadsExtended = 12
 	MaxWidth  = 60 // d in any scene; see WidthLimit for each scene's own
 	MinTokens = 2  // N
 	MaxTokens = 64 // N
@@ -39,6 +42,22 @@ func WidthLimit(scene string) int {
 	}
 	return 16
 }
+
+// HeadLimit returns the largest H the state's scene takes: MaxHeads, or
+// MaxHeadsExtended in the recovery scene at extended precision.
+func HeadLimit(s State) int {
+	if s.Scene == "recovery" && s.Prec > 0 {
+		return MaxHeadsExtended
+	}
+	return MaxHeads
+}
+
+// Extended precision: prec is 0 (float64) or MinPrecision…MaxPrecision
+// bits of big.Float mantissa.
+const (
+	MinPrecision = 64
+	MaxPrecision = 2048
+)
 
 // MaxFewer is the largest d of the fewer-atoms experiment, and so 2^MaxFewer
 // bounds its k.
@@ -100,8 +119,23 @@ func Schema() []Field {
 			at: func(s *State) any { return new(int) }},
 		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: Scenes, Always: true,
 			at: func(s *State) any { return &s.Scene }},
-		{Key: "H", Kind: Int, Doc: "number of heads", Default: "3", Min: 1, Max: MaxHeads, Always: true,
-			at: func(s *State) any { return &s.H }},
+		{Key: "prec", Kind: Int, Doc: "bits of extended precision (0: float64)", Default: "0", Min: 0, Max: MaxPrecision,
+			at: func(s *State) any { return &s.Prec },
+			bound: func(s *State) (float64, float64, string) {
+				if s.Prec == 0 {
+					return 0, MaxPrecision, ""
+				}
+				return MinPrecision, MaxPrecision, fmt.Sprintf("extended precision starts at %d bits", MinPrecision)
+			}},
+		{Key: "H", Kind: Int, Doc: "number of heads", Default: "3", Min: 1, Max: MaxHeadsExtended, Always: true,
+			at: func(s *State) any { return &s.H },
+			bound: func(s *State) (float64, float64, string) {
+				lim := HeadLimit(*s)
+				if lim == MaxHeads && s.Scene == "recovery" {
+					return 1, float64(lim), fmt.Sprintf("float64 resolves up to H = %d; extended precision (prec) goes to %d", lim, MaxHeadsExtended)
+				}
+				return 1, float64(lim), fmt.Sprintf("the %s scene takes H up to %d", s.Scene, lim)
+			}},
 		{Key: "d", Kind: Int, Doc: "token width", Default: "2", Min: 1, Max: MaxWidth, Always: true,
 			at: func(s *State) any { return &s.D },
 			bound: func(s *State) (float64, float64, string) {
@@ -112,7 +146,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Seed }},
 		{Key: "N", Kind: Int, Doc: "number of tokens, the last one the query", Default: "6", Min: MinTokens, Max: MaxTokens,
 			at: func(s *State) any { return &s.N }},
-		{Key: "heat", Kind: Int, Doc: "head whose score field is drawn as a heat map (0: none)", Default: "1", Min: 0, Max: MaxHeads,
+		{Key: "heat", Kind: Int, Doc: "head whose score field is drawn as a heat map (0: none)", Default: "1", Min: 0, Max: MaxHeadsExtended,
 			at: func(s *State) any { return &s.Heat },
 			bound: func(s *State) (float64, float64, string) {
 				return 0, float64(s.H), fmt.Sprintf("there are only %d heads", s.H)
@@ -131,17 +165,21 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
 			at: func(s *State) any { return &s.K }},
-		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeads,
+		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeadsExtended,
 			at: func(s *State) any { return &s.H0 },
 			bound: func(s *State) (float64, float64, string) {
+				lim := float64(HeadLimit(*s))
 				if s.H0 == 0 {
-					return 0, MaxHeads, ""
+					return 0, lim, ""
 				}
-				return float64(s.H), MaxHeads, fmt.Sprintf("an upper bound below H = %d", s.H)
+				if s.H0 < s.H {
+					return float64(s.H), lim, fmt.Sprintf("an upper bound below H = %d", s.H)
+				}
+				return float64(s.H), lim, fmt.Sprintf("the learner takes a bound up to %d", int(lim))
 			}},
 		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: "random", Allowed: []string{"random", "attention"},
 			at: func(s *State) any { return &s.Src }},
-		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeads,
+		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeadsExtended,
 			at: func(s *State) any { return &s.Dup },
 			bound: func(s *State) (float64, float64, string) {
 				return 0, float64(s.H), fmt.Sprintf("there are only %d heads to duplicate", s.H)

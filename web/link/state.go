@@ -19,7 +19,8 @@ import (
 // State is everything a share link says about the page.
 type State struct {
 	Scene string // one of Scenes
-	H     int    // number of heads, 1…MaxHeads
+	Prec  int    // bits of extended precision, 0 (float64) or MinPrecision…MaxPrecision
+	H     int    // number of heads, 1…HeadLimit
 	D     int    // token width, 1…MaxWidth
 	Seed  uint64 // seed of every random draw, 0…MaxSeed
 	N     int    // number of tokens including the query, MinTokens…MaxTokens
@@ -195,6 +196,12 @@ func Parse(fragment string) (State, []Notice) {
 		}
 	}
 	for _, n := range normalize(&s) {
+		// A value the setter clamped to the key's widest range and the bound
+		// narrowed again gets one notice, the bound's.
+		if i := slices.IndexFunc(notes, func(m Notice) bool { return m.Key == n.Key }); i >= 0 {
+			notes[i].Message = n.Message
+			continue
+		}
 		note(n)
 	}
 	s.Tok, s.W, s.Val = Defaults(s)
@@ -375,25 +382,29 @@ func (s State) With(key, value string) (State, []Notice) {
 			notes = append(notes, n) // what follows from another key's bound stays quiet
 		}
 	}
-	if t.D != s.D && key != "d" {
-		key = "d" // a scene change shrank d: redraw the lists
-	}
-	switch key {
-	case "seed", "d":
+	// Redraw or resize the lists for whatever sizes changed, whether set
+	// directly or by a bound (a scene change shrinks d, float64 shrinks H).
+	// Setting d, even to its own value, redraws from the seed: the atom
+	// scene's "query from the seed" does that.
+	switch {
+	case key == "seed" || key == "d" || t.D != s.D:
 		t.Tok, t.W, t.Val = Defaults(t)
 		t.Q = DefaultQuery(t)
-	case "H":
-		_, w, val := Defaults(t)
-		keep := min(s.H, t.H)
-		copy(w, s.W[:keep*s.D*s.D])
-		copy(val, s.Val[:keep*s.D])
-		t.W, t.Val = w, val
-	case "N":
-		tok, _, _ := Defaults(t)
-		keep := min(s.N, t.N) - 1
-		copy(tok, s.Tok[:keep*s.D])
-		copy(tok[(t.N-1)*t.D:], s.Tok[(s.N-1)*s.D:])
-		t.Tok = tok
+	default:
+		if t.H != s.H {
+			_, w, val := Defaults(t)
+			keep := min(s.H, t.H)
+			copy(w, s.W[:keep*s.D*s.D])
+			copy(val, s.Val[:keep*s.D])
+			t.W, t.Val = w, val
+		}
+		if t.N != s.N {
+			tok, _, _ := Defaults(t)
+			keep := min(s.N, t.N) - 1
+			copy(tok, s.Tok[:keep*s.D])
+			copy(tok[(t.N-1)*t.D:], s.Tok[(s.N-1)*s.D:])
+			t.Tok = tok
+		}
 	}
 	return t, notes
 }
