@@ -13,15 +13,15 @@ const Version = 1
 
 // Limits of the state, enforced when a link is parsed.
 const (
-	MaxHeads  = 8  // H in float64; see HeadLimit
+	MaxHeads = 8 // H in float64; see HeadLimit
 	// MaxHeadsExtended is H in the recovery scene at extended precision,
 	// which resolves layers float64 cannot.
 	MaxHeadsExtended = 12
-	MaxWidth  = 60 // d in any scene; see WidthLimit for each scene's own
-	MinTokens = 2  // N
-	MaxTokens = 64 // N
-	MaxSeed   = 1<<53 - 1
-	MaxLength = 1 << 20 // bytes of a fragment that are read at all (every valid state fits)
+	MaxWidth         = 60 // d in any scene; see WidthLimit for each scene's own
+	MinTokens        = 2  // N
+	MaxTokens        = 64 // N
+	MaxSeed          = 1<<53 - 1
+	MaxLength        = 1 << 20 // bytes of a fragment that are read at all (every valid state fits)
 	// MaxCoord bounds token coordinates, MaxParam the entries of W and v.
 	MaxCoord = 100
 	MaxParam = 100
