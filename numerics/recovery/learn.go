@@ -119,7 +119,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 				var acc float64
 				for a := 0; a < d; a++ {
 					for b := 0; b < d; b++ {
-						acc += l.u[a][x] * t.P(h, a, b) * l.z[b][y]
+						acc += float64(l.u[a][x] * t.P(h, a, b) * l.z[b][y])
 					}
 				}
 				w.Set(x, y, acc/l.c)
@@ -129,7 +129,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 		for x := 0; x < d; x++ {
 			var acc float64
 			for a := 0; a < d; a++ {
-				acc += l.u[a][x] * t.R(h, a)
+				acc += float64(l.u[a][x] * t.R(h, a))
 			}
 			v.SetVec(x, acc/l.c)
 		}

@@ -388,8 +388,8 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			y.Sub(y, x.ans[q])
 			e, _ := y.Float64()
 			ya, _ := x.ans[q].Float64()
-			e /= eps*(math.Abs(ya)+l.s) + math.SmallestNonzeroFloat64
-			chi2 += e * e
+			e /= float64(eps*(math.Abs(ya)+l.s)) + math.SmallestNonzeroFloat64
+			chi2 += float64(e * e)
 			est = math.Max(est, math.Abs(e)*eps)
 		}
 	}
