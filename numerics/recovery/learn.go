@@ -101,6 +101,11 @@ type fitStats struct {
 	vars []float64
 	rows int
 	est  float64
+	// scale (≥ 1, 0 meaning 1) multiplies the residual limit: in extended
+	// precision the answers must be reproduced to the accuracy the run
+	// estimates for its heads (est), which the conditioning of the RFs
+	// puts above the working precision's noise model.
+	scale float64
 }
 
 // finish builds the layer from the parameters, checks it against every
@@ -205,6 +210,9 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 	limit := exactResidualLimit
 	if l.opt.Tolerance > 0 {
 		limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
+	}
+	if st.scale > 1 {
+		limit *= st.scale
 	}
 	if !(l.res.Residual <= limit) {
 		reason := fmt.Sprintf("self-check failed: the %d recovered heads do not reproduce the answers they were learned from (residuals %.3g times the noise model, limit %.3g)", hc, l.res.Residual, limit)
