@@ -57,7 +57,10 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 	// self-check of every answer (finishPlain) being the fine one.
 	opt := rational.BigOptions{Poles: h, UpperBound: upper, Prec: x.prec, Tolerance: matchTolerance}
 	if upper {
-		opt.Tolerance = math.Min(1e-8, 1e6*l.epsX())
+		// Three quarters of the working digits: with half, two heads whose
+		// poles nearly coincide in one RF pass for one (measured: H = 10,
+		// d = 2 then needs 320 bits instead of 256).
+		opt.Tolerance = math.Min(1e-8, 1e6*math.Max(l.opt.Tolerance, math.Ldexp(1, -int(3*l.x.prec/4))))
 	}
 	if c != nil {
 		opt.KnownC, opt.C = true, c
