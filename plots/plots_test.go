@@ -46,9 +46,9 @@ var want = map[string]struct {
 	"rational-fit":      {6, "copies", "answer"},
 	// median, each run, error = ε, and the mark of unresolved runs (the
 	// standard sweep, H = 2, d = 2, has some at ε = 1e-4 and in the scan).
-	"recovery-noise": {4, "oracle accuracy", "largest relative error"},
-	"recovery-heads": {3, "heads", "largest relative error"},
-	"recovery-queries":  {4, "token width", "queries"},
+	"recovery-noise":   {4, "oracle accuracy", "largest relative error"},
+	"recovery-heads":   {3, "heads", "largest relative error"},
+	"recovery-queries": {4, "token width", "queries"},
 }
 
 func TestStandardSVG(t *testing.T) {
