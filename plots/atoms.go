@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 )
 
@@ -43,26 +44,17 @@ func MeasureMerged(m, maxH int, seed uint64) (shared, random []int, err error) {
 	if m < 1 || m > 8 || maxH < 1 || maxH > MaxExplosionHeads {
 		return nil, nil, fmt.Errorf("plots: merged counts for m = %d, H ≤ %d; want 1 ≤ m ≤ 8, H ≤ %d", m, maxH, MaxExplosionHeads)
 	}
-	rng := newRand(seed, 0x6d6572676564) // "merged"
-	mk := func(sharedKeys bool) fusion.Head {
-		h := make(fusion.Head, m)
-		for i := range h {
-			k := make([]float64, m)
-			if sharedKeys {
-				k[i] = 1
-			} else {
-				for j := range k {
-					k[j] = rng.NormFloat64()
-				}
-			}
-			h[i] = fusion.Atom{Key: k, Bias: 0.5 * rng.NormFloat64(), Value: rng.NormFloat64()}
-		}
-		return h
-	}
 	for _, sharedKeys := range []bool{true, false} {
+		keys := "random"
+		if sharedKeys {
+			keys = "shared"
+		}
+		// The scene's general-fusion heads (one stream per seed and kind
+		// of keys): the count at H is the scene's merged count for H heads.
+		heads := experiment.GeneralHeads(seed, maxH, m, keys)
 		var acc fusion.Head
 		for H := 1; H <= maxH; H++ {
-			next := mk(sharedKeys)
+			next := heads[H-1]
 			if acc == nil {
 				acc, err = fusion.Fuse(next)
 			} else {

@@ -3,9 +3,8 @@ package plots
 import (
 	"errors"
 	"fmt"
-	"math"
 
-	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
 	"headlab/web/link"
 )
@@ -93,21 +92,19 @@ func atomsFigure(s link.State, st Style) (Figure, error) {
 	return Grid("atoms", fmt.Sprintf("Atom explosion and the mass of the fused W_%d head by |S|", s.D), cols, a, b)
 }
 
-// Limit on the recovery runs a figure makes: the sweep runs about 20.
-const maxSweepQueries = 800
-
-// learn runs recovery on a state's true layer with the oracle's noise
-// drawn from the seed. A run that cannot be resolved still returns its
-// trace (see recovery.Learn) together with the error.
-func learn(s link.State) (recovery.Result, attention.Layer, error) {
-	l := s.TrueLayer()
-	opt := s.LearnOptions(l)
-	r, err := recovery.Learn(recovery.LayerOracle(l, s.Noise, s.Seed), opt)
-	return r, l, err
+// learn runs recovery on a state's true layer as the page does
+// (experiment.Learn). A run that cannot be resolved still returns its trace
+// (see recovery.Learn) together with the error.
+func learn(s link.State) (recovery.Result, error) {
+	run, err := experiment.Learn(experiment.Context{}, s.Recovery())
+	if err != nil {
+		return recovery.Result{}, err
+	}
+	return run.Result, run.Err
 }
 
 func rfFigure(s link.State, st Style) (Figure, error) {
-	r, _, err := learn(s)
+	r, err := learn(s)
 	var rerr *recovery.Error
 	if err != nil && !errors.As(err, &rerr) {
 		return Figure{}, fmt.Errorf("plots: recovery: %w", err)
@@ -141,80 +138,57 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	return f, nil
 }
 
-// NoiseLevels are the ε of the noise sweep.
-var noiseLevels = []float64{1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6}
-
-// SweepNoise runs recovery of the state's true layer at every ε of the
-// sweep in both schedules; a run that fails gives NaN.
-func SweepNoise(s link.State) (Sweep, error) {
-	if q := recovery.PaperQueries(max(s.H, s.H0), s.D); q > maxSweepQueries {
-		return Sweep{}, fmt.Errorf("plots: the noise sweep runs %d recoveries of %d queries each; it is limited to %d queries per run (4Hd² − 2H + 1): lower H or d", 2*len(noiseLevels), q, maxSweepQueries)
+// RunSweep runs the noise sweep the state sets up, the one the page's
+// canvas shows (experiment.Sweep: its ε range, seeds, mode and scan over
+// H are defined there); a sweep the page refuses is an error here too.
+func RunSweep(s link.State) (experiment.SweepState, error) {
+	st, err := experiment.Sweep(experiment.Context{}, s.Recovery())
+	if err != nil {
+		return experiment.SweepState{}, fmt.Errorf("plots: %w", err)
 	}
-	sw := Sweep{X: noiseLevels, H: s.H, D: s.D}
-	for _, mode := range []string{"paper", "economy"} {
-		t := s
-		t.Mode = mode
-		ys := make([]float64, len(noiseLevels))
-		for i, eps := range noiseLevels {
-			t.Noise = eps
-			ys[i] = runError(t)
-		}
-		sw.Series = append(sw.Series, Series{Name: mode, Y: ys})
+	if st.Refused != "" {
+		return experiment.SweepState{}, fmt.Errorf("plots: %s", st.Refused)
 	}
-	return sw, nil
+	return st, nil
 }
 
-// SweepHeads runs recovery for H = 1…6 random heads of the state's width
-// at its ε, in both schedules.
-func SweepHeads(s link.State) (Sweep, error) {
-	const maxH = 6
-	if q := recovery.PaperQueries(maxH, s.D); q > 2*maxSweepQueries {
-		return Sweep{}, fmt.Errorf("plots: the heads sweep needs %d queries at H = %d, d = %d; it is limited to %d: lower d", q, maxH, s.D, 2*maxSweepQueries)
-	}
-	sw := Sweep{H: s.H, D: s.D, Noise: s.Noise}
-	for H := 1; H <= maxH; H++ {
-		sw.X = append(sw.X, float64(H))
-	}
-	for _, mode := range []string{"paper", "economy"} {
-		ys := make([]float64, maxH)
-		for H := 1; H <= maxH; H++ {
-			t := s
-			t.Mode, t.H, t.H0, t.Src, t.Dup, t.Cancel = mode, H, 0, "random", 0, false
-			ys[H-1] = runError(t)
-		}
-		sw.Series = append(sw.Series, Series{Name: mode, Y: ys})
-	}
-	return sw, nil
+// NoiseSweep is the ε part of a noise sweep as a figure's input: the
+// median over the resolved seeds, every seed's run, and the unresolved
+// runs at each ε.
+func NoiseSweep(st experiment.SweepState, s link.State) Sweep {
+	return sweepOf(st.Points, s.Mode, Sweep{H: max(s.H, s.H0), D: s.D})
 }
 
-// runError is the largest relative error of a recovery run against the
-// canonical true layer; NaN when the run fails.
-func runError(s link.State) float64 {
-	r, l, err := learn(s)
-	if err != nil {
-		return math.NaN()
+// HeadsSweep is the scan over H of a noise sweep as a figure's input.
+func HeadsSweep(st experiment.SweepState, s link.State) Sweep {
+	return sweepOf(st.Heads, s.Mode, Sweep{D: s.D, Noise: experiment.SweepHeadNoise})
+}
+
+func sweepOf(ps []experiment.SweepPoint, mode string, sw Sweep) Sweep {
+	se := Series{Name: mode}
+	for _, p := range ps {
+		sw.X = append(sw.X, p.X)
+		se.Y = append(se.Y, p.Median)
+		se.Runs = append(se.Runs, p.Errors)
+		se.Unresolved = append(se.Unresolved, p.Unresolved)
 	}
-	e, err := attention.RelativeError(r.Layer, attention.Canonical(l, 1e-9))
-	if err != nil {
-		return math.NaN()
-	}
-	return e
+	sw.Series = []Series{se}
+	return sw
 }
 
 func sweepFigure(s link.State, st Style) (Figure, error) {
-	a, err := SweepNoise(s)
+	sw, err := RunSweep(s)
 	if err != nil {
 		return Figure{}, err
 	}
-	b, err := SweepHeads(s)
+	fa, err := ErrorVsNoise(NoiseSweep(sw, s), st)
 	if err != nil {
 		return Figure{}, err
 	}
-	fa, err := ErrorVsNoise(a, st)
-	if err != nil {
-		return Figure{}, err
+	if len(sw.Heads) == 0 {
+		return fa, nil
 	}
-	fb, err := ErrorVsHeads(b, st)
+	fb, err := ErrorVsHeads(HeadsSweep(sw, s), st)
 	if err != nil {
 		return Figure{}, err
 	}
@@ -222,7 +196,8 @@ func sweepFigure(s link.State, st Style) (Figure, error) {
 	if st.Columns == 2 {
 		cols = 2
 	}
-	return Grid("recovery-sweep", fmt.Sprintf("Recovery error against ε (H = %d, d = %d) and against H (ε = %g)", s.H, s.D, s.Noise), cols, fa, fb)
+	return Grid("recovery-sweep", fmt.Sprintf("Recovery error against ε (H = %d, d = %d, %s mode, %d seeds) and against H (ε = %g)",
+		max(s.H, s.H0), s.D, s.Mode, experiment.SweepSeeds, experiment.SweepHeadNoise), cols, fa, fb)
 }
 
 func queriesFigure(s link.State, st Style) (Figure, error) {

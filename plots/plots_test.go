@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 	"headlab/web/link"
 )
@@ -42,9 +44,11 @@ var want = map[string]struct {
 	"atom-explosion":    {7, "heads", "atoms"},
 	"atom-mass":         {2, "size", "attention mass"},
 	"rational-fit":      {6, "copies", "answer"},
-	"recovery-noise":    {3, "oracle accuracy", "largest relative error"},
-	"recovery-heads":    {2, "heads", "largest relative error"},
-	"recovery-queries":  {4, "token width", "queries"},
+	// median, each run, error = ε, and the mark of unresolved runs (the
+	// standard sweep, H = 2, d = 2, has some at ε = 1e-4 and in the scan).
+	"recovery-noise":   {4, "oracle accuracy", "largest relative error"},
+	"recovery-heads":   {3, "heads", "largest relative error"},
+	"recovery-queries": {4, "token width", "queries"},
 }
 
 func TestStandardSVG(t *testing.T) {
@@ -309,7 +313,7 @@ func TestOptionsRefused(t *testing.T) {
 	}
 	big := link.Default()
 	big.Scene, big.View, big.H, big.D = "recovery", "sweep", 4, 8
-	if _, err := ForLink(big, DefaultOptions()); err == nil || !strings.Contains(err.Error(), "limited") {
+	if _, err := ForLink(big, DefaultOptions()); err == nil || !strings.Contains(err.Error(), fmt.Sprint(experiment.SweepCostLimit)) {
 		t.Errorf("a sweep over the limit gave %v, want a refusal naming the limit", err)
 	}
 }
@@ -412,6 +416,44 @@ func TestCostPerQuery(t *testing.T) {
 	for i, d := range m.D {
 		if m.Fused[i] <= m.Split[i] {
 			t.Errorf("d = %d: fused %v ns ≤ split %v ns", d, m.Fused[i], m.Split[i])
+		}
+	}
+}
+
+// TestSweepMarksUnresolved: an ε at which a run was unresolved gets the
+// mark and its legend entry, and the CSV counts it; a sweep without one
+// has neither.
+func TestSweepMarksUnresolved(t *testing.T) {
+	nan := math.NaN()
+	st := experiment.SweepState{Points: []experiment.SweepPoint{
+		{X: 1e-12, Errors: []float64{1e-10, 2e-10}, Median: 1.4e-10},
+		{X: 1e-8, Errors: []float64{1e-6, nan}, Median: 1e-6, Unresolved: 1},
+		{X: 1e-4, Errors: []float64{nan, nan}, Median: nan, Unresolved: 2},
+	}}
+	s := link.Default()
+	s.Scene, s.View, s.H, s.D = "recovery", "sweep", 2, 2
+	for _, marked := range []bool{true, false} {
+		in := NoiseSweep(st, s)
+		if !marked {
+			in.Series[0].Unresolved = []int{0, 0, 0}
+		}
+		f, err := ErrorVsNoise(in, DefaultOptions().style())
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := false
+		for _, e := range f.Panels[0][0].Legend {
+			has = has || strings.Contains(e.Label, "unresolved")
+		}
+		if has != marked {
+			t.Errorf("unresolved runs %v: legend entry %v", marked, has)
+		}
+		var b bytes.Buffer
+		if err := f.WriteCSV(&b); err != nil {
+			t.Fatal(err)
+		}
+		if marked && !strings.Contains(b.String(), "0.0001,,2,,") {
+			t.Errorf("CSV does not count the unresolved runs at 1e-4:\n%s", b.String())
 		}
 	}
 }

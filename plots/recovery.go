@@ -29,7 +29,16 @@ type Sweep struct {
 // Series is one curve of a Sweep.
 type Series struct {
 	Name string
-	Y    []float64
+	// Y is the curve: at each X the median error of the resolved runs, NaN
+	// where none resolved.
+	Y []float64
+	// Runs, when set, holds every run's error at each X (NaN: unresolved),
+	// drawn as small dots around the curve.
+	Runs [][]float64
+	// Unresolved, when set, counts the unresolved runs at each X: each X
+	// with one is marked on the top edge of the plot (a symbol with a
+	// legend entry), so a curve never ends silently.
+	Unresolved []int
 }
 
 func (sw Sweep) validate(what string) error {
@@ -37,8 +46,8 @@ func (sw Sweep) validate(what string) error {
 		return fmt.Errorf("plots: %s with no points", what)
 	}
 	for _, s := range sw.Series {
-		if len(s.Y) != len(sw.X) {
-			return fmt.Errorf("plots: %s: series %q has %d values for %d points", what, s.Name, len(s.Y), len(sw.X))
+		if len(s.Y) != len(sw.X) || (s.Runs != nil && len(s.Runs) != len(sw.X)) || (s.Unresolved != nil && len(s.Unresolved) != len(sw.X)) {
+			return fmt.Errorf("plots: %s: series %q has %d values (%d runs, %d counts) for %d points", what, s.Name, len(s.Y), len(s.Runs), len(s.Unresolved), len(sw.X))
 		}
 	}
 	return nil
@@ -101,16 +110,43 @@ func ErrorVsHeads(sw Sweep, st Style) (Figure, error) {
 
 func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st Style) error {
 	f.data().Columns = []string{xname}
+	runs := 0
 	for _, s := range sw.Series {
 		f.data().Columns = append(f.data().Columns, "error_"+s.Name)
+		if s.Unresolved != nil {
+			f.data().Columns = append(f.data().Columns, "unresolved_"+s.Name)
+		}
+		n := 0
+		for _, r := range s.Runs {
+			n = max(n, len(r))
+		}
+		for k := range n {
+			f.data().Columns = append(f.data().Columns, fmt.Sprintf("%s_run_%d", s.Name, k+1))
+		}
+		runs = max(runs, n)
 	}
 	for i, x := range sw.X {
 		row := []any{x}
 		for _, s := range sw.Series {
 			row = append(row, s.Y[i])
+			if s.Unresolved != nil {
+				row = append(row, s.Unresolved[i])
+			}
+			n := 0
+			for _, r := range s.Runs {
+				n = max(n, len(r))
+			}
+			for k := range n {
+				e := math.NaN()
+				if k < len(s.Runs[i]) {
+					e = s.Runs[i][k]
+				}
+				row = append(row, e)
+			}
 		}
 		f.data().add(row...)
 	}
+	var marks plotter.XYs // the X with an unresolved run
 	for i, s := range sw.Series {
 		xys := make(plotter.XYs, len(sw.X))
 		for k, x := range sw.X {
@@ -125,9 +161,63 @@ func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st 
 			return err
 		}
 		p.Add(ps...)
-		f.legend(s.Name, th...)
+		name := s.Name
+		if s.Runs != nil {
+			name += " (median)"
+		}
+		f.legend(name, th...)
+		var dots plotter.XYs
+		for k, r := range s.Runs {
+			for _, e := range r {
+				if e > 0 && finite(e) {
+					dots = append(dots, plotter.XY{X: sw.X[k], Y: e})
+				}
+			}
+		}
+		if len(dots) > 0 {
+			sc, err := plotter.NewScatter(lg(dots, logX, true))
+			if err != nil {
+				return fmt.Errorf("plots: %w", err)
+			}
+			sc.GlyphStyle = glyphStyle(i, st.FontSize*0.12)
+			sc.GlyphStyle.Shape = draw.CircleGlyph{}
+			p.Add(sc)
+			f.legend("each run", sc)
+		}
+		for k, n := range s.Unresolved {
+			if n > 0 {
+				marks = append(marks, plotter.XY{X: sw.X[k]})
+			}
+		}
+	}
+	if len(marks) > 0 {
+		// Placed on the top edge once the y range is known (markUnresolved).
+		um := &unresolvedMarks{xs: lg(marks, logX, false), style: draw.GlyphStyle{Color: seriesColors[5%len(seriesColors)],
+			Radius: vg.Points(st.FontSize * 0.3), Shape: draw.CrossGlyph{}}}
+		p.Add(um)
+		f.legend("unresolved run(s) at this value", um)
 	}
 	return nil
+}
+
+// unresolvedMarks marks, on the top edge of the plot, each X at which a
+// run of the sweep could not be resolved.
+type unresolvedMarks struct {
+	xs    plotter.XYs
+	style draw.GlyphStyle
+}
+
+// Plot draws the marks on the top edge of the data area.
+func (u *unresolvedMarks) Plot(c draw.Canvas, p *plot.Plot) {
+	for _, xy := range u.xs {
+		x := c.X(p.X.Norm(xy.X))
+		c.DrawGlyph(u.style, vg.Point{X: x, Y: c.Max.Y - u.style.Radius})
+	}
+}
+
+// Thumbnail draws the mark in the legend.
+func (u *unresolvedMarks) Thumbnail(c *draw.Canvas) {
+	c.DrawGlyph(u.style, c.Center())
 }
 
 // fitLogY sets a log y range covering the sweep's positive values.
@@ -137,6 +227,13 @@ func fitLogY(p *plot.Plot, sw Sweep) {
 		for _, y := range s.Y {
 			if y > 0 && finite(y) {
 				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+		for _, r := range s.Runs {
+			for _, y := range r {
+				if y > 0 && finite(y) {
+					lo, hi = math.Min(lo, y), math.Max(hi, y)
+				}
 			}
 		}
 	}

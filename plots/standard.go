@@ -63,18 +63,18 @@ func StandardSet() []Standard {
 		})},
 		{Name: "rational-fit", State: rfs, Build: ForLink},
 		{Name: "recovery-noise", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
-			sw, err := SweepNoise(s)
+			sw, err := RunSweep(s)
 			if err != nil {
 				return Figure{}, err
 			}
-			return ErrorVsNoise(sw, st)
+			return ErrorVsNoise(NoiseSweep(sw, s), st)
 		})},
 		{Name: "recovery-heads", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
-			sw, err := SweepHeads(s)
+			sw, err := RunSweep(s)
 			if err != nil {
 				return Figure{}, err
 			}
-			return ErrorVsHeads(sw, st)
+			return ErrorVsHeads(HeadsSweep(sw, s), st)
 		})},
 		{Name: "recovery-queries", State: modes, Build: ForLink},
 	}

@@ -7,12 +7,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
 	"headlab/web/link"
 )
 
 // CanonicalTol is the tolerance within which two heads' W count as equal
 // when the scene shows the canonical form.
-const CanonicalTol = 1e-9
+const CanonicalTol = experiment.CanonicalTol
 
 // Attention is the Attention scene computed from a state: the layer, the
 // tokens, what every head does on them, and the canonical form.

@@ -45,7 +45,6 @@ type Recovery struct {
 
 	notices []link.Notice
 	lab     *recoveryLab
-	key     string
 }
 
 // NewRecovery computes the scene for s. It fails only on a state outside
@@ -65,20 +64,22 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 	}
 	r.Canonical = attention.Canonical(r.True, CanonicalTol)
 	r.Options = s.LearnOptions(r.True)
-	r.key = learnKey(s)
-	if run, ok := r.lab.run(r.key); ok {
+	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
 	return r, nil
 }
 
-// Compute runs Learn now if the scene does not hold its run yet. The canvas
-// lets the Job do it instead, after a frame saying that it computes.
+// Compute takes the run now if the lab can make it at once (a local lab;
+// see NewLocalLab), else asks for it. The canvas lets the Job do it
+// instead, after a frame saying that it computes.
 func (r *Recovery) Compute() {
 	if r.Result != nil {
 		return
 	}
-	r.finish(r.lab.learn(r.key, r.True, r.Options, r.State))
+	if run, ok := r.lab.learn(r.State); ok {
+		r.finish(run)
+	}
 }
 
 // trueLayer is s.TrueLayer, with a panic of it turned into an error so
@@ -94,15 +95,15 @@ func trueLayer(s link.State) (l attention.Layer, err error) {
 
 // finish fills the scene from a run and clamps the step to the run's end.
 func (r *Recovery) finish(run learnRun) {
-	res := run.res
-	r.Result, r.Err, r.LearnTime = &res, run.err, run.dur
+	res := run.Result
+	r.Result, r.Err, r.LearnTime = &res, run.Err, run.Dur
 	r.Fault = nil
 	var fe *recovery.Error
-	if errors.As(run.err, &fe) {
+	if errors.As(run.Err, &fe) {
 		r.Fault = fe
 	}
 	r.Error = math.Inf(1)
-	if run.err == nil {
+	if run.Err == nil {
 		if e, err := attention.RelativeError(res.Layer, r.Canonical); err == nil {
 			r.Error = e
 		}
@@ -140,8 +141,8 @@ func (r *Recovery) RunProgress() recovery.Progress {
 		}
 		return p
 	}
-	if p, ok := r.lab.progress(r.key); ok {
-		return p
+	if p, ok := r.lab.t.progressOf(learnKey(r.State)); ok && p.Recovery != nil {
+		return *p.Recovery
 	}
 	return recovery.Progress{Planned: r.Steps(), Width: r.State.D}
 }
@@ -419,7 +420,7 @@ func (r *Recovery) Facts() map[string]any {
 	}
 	switch s.View {
 	case "sweep":
-		f["sweep"] = r.lab.sweepFacts(s)
+		f["sweep"] = r.sweepFacts()
 	case "modes":
 		f["modes"] = ModesFacts(H, s.D)
 	}

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
 	"headlab/web/link"
 )
@@ -229,148 +229,6 @@ func TestRecoveryClamp(t *testing.T) {
 	}
 }
 
-// TestRecoveryJobSlices computes a run through the Job a checkpoint at a
-// time (a lab whose slices are empty): the scene says it computes, with
-// progress that only grows, in its facts and its description; a scene for
-// another step of the same run, made half way, carries on with the run
-// rather than starting again; and the run is Learn's, bit for bit.
-func TestRecoveryJobSlices(t *testing.T) {
-	lab := NewLab()
-	lab.recovery.slice = 0
-	s, _ := link.Parse("#v=1&scene=recovery&H=2&d=3&seed=31&step=4")
-	r, err := NewRecovery(s, lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := r.Job()
-	if j == nil || j.Step() {
-		t.Fatal("no job, or it finished in its first slice")
-	}
-	if p := r.RunProgress(); p.Queries != 0 || p.Planned != recovery.PaperQueries(2, 3) || p.Width != 3 {
-		t.Fatalf("progress before the run: %+v", p)
-	}
-	var last recovery.Progress
-	check := func(r *Recovery, j Job) {
-		t.Helper()
-		p := r.RunProgress()
-		if p.Fraction < last.Fraction || p.Queries < last.Queries || p.Columns < last.Columns || p.Fraction > 1 || p.Queries > p.Planned {
-			t.Fatalf("progress %+v after %+v", p, last)
-		}
-		if jp := j.Progress(); jp != p.Fraction {
-			t.Fatalf("the job reports %v, the run %v", jp, p.Fraction)
-		}
-		f := r.Facts()
-		rp, ok := f["runProgress"].(map[string]any)
-		if f["computing"] != true || !ok || rp["queries"] != p.Queries || rp["planned"] != p.Planned {
-			t.Fatalf("facts while computing: computing %v, runProgress %v", f["computing"], f["runProgress"])
-		}
-		if d := r.Describe(); !strings.Contains(d, fmt.Sprintf("%d of %d queries", p.Queries, p.Planned)) {
-			t.Fatalf("description while computing: %q", d)
-		}
-		last = p
-	}
-	for n := 0; n < 100; n++ {
-		if j.Step() {
-			t.Fatal("the run finished within 100 checkpoints")
-		}
-		check(r, j)
-	}
-	if last.Queries == 0 {
-		t.Fatal("no query made in 100 checkpoints")
-	}
-	// The user steps on while the run computes.
-	s.Step = 5
-	r2, err := NewRecovery(s, lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r2.Computing() {
-		t.Fatal("the unfinished run counts as cached")
-	}
-	j2 := r2.Job()
-	if j2 == nil || j2.Step() {
-		t.Fatal("no job for the new step, or it finished in its first slice")
-	}
-	check(r2, j2) // the run carries on: its progress is no less
-	for n := 0; !j2.Step(); n++ {
-		if n > 1000000 {
-			t.Fatal("the job does not finish")
-		}
-		check(r2, j2)
-	}
-	if r2.Computing() || r2.Step() != 5 || r2.Err != nil {
-		t.Fatalf("after the job: computing %v, step %d, error %v", r2.Computing(), r2.Step(), r2.Err)
-	}
-	if _, ok := r2.Facts()["runProgress"]; ok {
-		t.Error("runProgress in the facts of a computed run")
-	}
-	if p := r2.RunProgress(); p.Fraction != 1 || p.Queries != r2.Steps() {
-		t.Errorf("progress of the computed run: %+v", p)
-	}
-	want, err := recovery.Learn(recovery.LayerOracle(r2.True, 0, s.Seed), r2.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want.Layer) != len(r2.Result.Layer) || want.Queries != r2.Result.Queries {
-		t.Fatalf("Learn finds %d heads in %d queries, the job %d in %d", len(want.Layer), want.Queries, len(r2.Result.Layer), r2.Result.Queries)
-	}
-	for h := range want.Layer {
-		if !mat.Equal(want.Layer[h].W, r2.Result.Layer[h].W) || !mat.Equal(want.Layer[h].V, r2.Result.Layer[h].V) {
-			t.Errorf("head %d differs from Learn's", h)
-		}
-	}
-	// The old scene's job finishes at once from the cache.
-	for n := 0; !j.Step(); n++ {
-		if n > 1 {
-			t.Fatal("the first scene's job does not take the cached run")
-		}
-	}
-	if r.Computing() || r.Step() != 4 {
-		t.Errorf("the first scene: computing %v, step %d", r.Computing(), r.Step())
-	}
-}
-
-// TestRecoveryPendingBound leaves runs unfinished under more states than
-// the lab keeps: the oldest is stopped and dropped, and opening its state
-// again starts it afresh and finishes it.
-func TestRecoveryPendingBound(t *testing.T) {
-	lab := NewLab()
-	lab.recovery.slice = 0
-	var scenes []*Recovery
-	for seed := 41; seed < 41+maxPending+1; seed++ {
-		s, _ := link.Parse(fmt.Sprintf("#v=1&scene=recovery&H=2&d=2&seed=%d", seed))
-		r, err := NewRecovery(s, lab)
-		if err != nil {
-			t.Fatal(err)
-		}
-		j := r.Job()
-		for n := 0; n < 20; n++ {
-			if j.Step() {
-				t.Fatal("a run finished within 20 checkpoints")
-			}
-		}
-		scenes = append(scenes, r)
-	}
-	if n := len(lab.recovery.pending); n != maxPending {
-		t.Errorf("%d runs pending, want %d", n, maxPending)
-	}
-	if p := scenes[0].RunProgress(); p.Queries != 0 {
-		t.Errorf("the dropped run still reports progress %+v", p)
-	}
-	if p := scenes[maxPending].RunProgress(); p.Queries == 0 {
-		t.Errorf("the latest run reports no progress")
-	}
-	j := scenes[0].Job()
-	for n := 0; !j.Step(); n++ {
-		if n > 1000000 {
-			t.Fatal("the restarted run does not finish")
-		}
-	}
-	if scenes[0].Err != nil || scenes[0].Error > 1e-6 {
-		t.Errorf("the restarted run: %v, error %v", scenes[0].Err, scenes[0].Error)
-	}
-}
-
 // TestRecoveryLinkRows checks the matching the step view explains: in
 // every link RF of a paper-mode run each pole's p equals the sum of the p
 // of the measurements it links for the head it was matched to, and its r
@@ -469,15 +327,15 @@ func TestRecoverySweep(t *testing.T) {
 		}
 	}
 	st := r.Sweep()
-	if !st.Done || st.Refused != "" || len(st.Points) != len(sweepNoise) {
+	if !st.Done || st.Refused != "" || len(st.Points) != len(experiment.SweepNoise) {
 		t.Fatalf("sweep %+v", st)
 	}
-	var lo, hi SweepPoint
+	var lo, hi experiment.SweepPoint
 	for _, p := range st.Points {
-		if len(p.Errors) != SweepSeeds {
-			t.Errorf("ε = %g: %d runs", p.Eps, len(p.Errors))
+		if len(p.Errors) != experiment.SweepSeeds {
+			t.Errorf("ε = %g: %d runs", p.X, len(p.Errors))
 		}
-		switch p.Eps {
+		switch p.X {
 		case 1e-12:
 			lo = p
 		case 1e-6:
@@ -485,7 +343,7 @@ func TestRecoverySweep(t *testing.T) {
 		}
 	}
 	slope := math.Log10(hi.Median/lo.Median) / 6
-	t.Logf("medians %v…%v, slope %.2f, largest H %d (tried %v)", lo.Median, hi.Median, slope, st.Largest, st.Tried)
+	t.Logf("medians %v…%v, slope %.2f, largest H %d (tried %v)", lo.Median, hi.Median, slope, st.Largest, st.Tried())
 	if !(slope > 0.6 && slope < 1.4) {
 		t.Errorf("log–log slope %v between ε = 1e-12 and 1e-6", slope)
 	}
@@ -496,139 +354,86 @@ func TestRecoverySweep(t *testing.T) {
 		t.Error(err)
 	}
 	// A size beyond the limit is refused with a message naming it.
-	if SweepCost(3, 8) <= SweepCostLimit {
-		t.Fatalf("H = 3, d = 8 is within the limit %d", SweepCostLimit)
+	if experiment.SweepCost(3, 8) <= experiment.SweepCostLimit {
+		t.Fatalf("H = 3, d = 8 is within the limit %d", experiment.SweepCostLimit)
 	}
 	big := recoveryAt(t, "#v=1&scene=recovery&H=3&d=8&seed=21&view=sweep")
-	if s := big.Sweep(); !strings.Contains(s.Refused, fmt.Sprint(SweepCostLimit)) || big.Job() != nil {
+	if s := big.Sweep(); !strings.Contains(s.Refused, fmt.Sprint(experiment.SweepCostLimit)) || big.Job() != nil {
 		t.Errorf("H = 3, d = 8: refused %q", s.Refused)
 	}
 }
 
-// learnError is the error of one run of the sweep made whole by
-// recovery.Learn: the largest relative error of the recovered layer
-// against the canonical true one, NaN when the run fails.
-func learnError(t link.State, eps float64) float64 {
-	t.Noise = eps
-	layer, err := trueLayer(t)
+// TestRecoveryRemote drives a lab without a runner, as the canvas does:
+// the job is wanted until its result is delivered, reported progress shows
+// in the facts and the description, the delivered run is the one shown,
+// and a failure is shown instead of being asked for again, until the lab
+// forgets failures.
+func TestRecoveryRemote(t *testing.T) {
+	lab := NewLab()
+	s, _ := link.Parse("#v=1&scene=recovery&H=2&d=3&seed=31&step=4")
+	r, err := NewRecovery(s, lab)
 	if err != nil {
-		return math.NaN()
+		t.Fatal(err)
 	}
-	res, err := recovery.Learn(recovery.LayerOracle(layer, eps, t.Seed), t.LearnOptions(layer))
+	j := r.Job()
+	if j == nil || j.Step() || j.Step() {
+		t.Fatal("no job, or it finished without a result")
+	}
+	w := lab.Wanted()
+	key := learnKey(s)
+	job, ok := w[key]
+	if len(w) != 1 || !ok || job.Kind != experiment.KindRecovery || job.Recovery.Key() != s.Recovery().Key() {
+		t.Fatalf("wanted %v", w)
+	}
+	if len(lab.Wanted()) != 0 {
+		t.Fatal("Wanted does not forget")
+	}
+	p := recovery.Progress{Queries: 9, Planned: recovery.PaperQueries(2, 3), Width: 3, Fraction: 0.25}
+	lab.Report(key, experiment.Progress{Fraction: 0.25, Recovery: &p})
+	f := r.Facts()
+	if rp, ok := f["runProgress"].(map[string]any); !ok || rp["queries"] != 9 || j.Progress() != 0.25 {
+		t.Fatalf("facts while computing: %v", f["runProgress"])
+	}
+	if d := r.Describe(); !strings.Contains(d, fmt.Sprintf("9 of %d queries", p.Planned)) {
+		t.Fatalf("description while computing: %q", d)
+	}
+	res, err := experiment.Run(experiment.Context{}, job)
 	if err != nil {
-		return math.NaN()
+		t.Fatal(err)
 	}
-	e, err := attention.RelativeError(res.Layer, attention.Canonical(layer, CanonicalTol))
-	if err != nil || !finite(e) {
-		return math.NaN()
+	lab.Deliver(key, res)
+	if !j.Step() || r.Computing() || r.Step() != 4 || r.Err != nil {
+		t.Fatalf("after delivery: computing %v, step %d, error %v", r.Computing(), r.Step(), r.Err)
 	}
-	return e
-}
-
-// sameSweep says where two sweeps differ, bit for bit ("" when they do
-// not): the errors per ε and seed, and the scan over H.
-func sameSweep(a, b *sweep) string {
-	for i := range sweepNoise {
-		if len(a.errs[i]) != len(b.errs[i]) {
-			return fmt.Sprintf("ε = %g: %d runs against %d", sweepNoise[i], len(a.errs[i]), len(b.errs[i]))
-		}
-		for k := range a.errs[i] {
-			if math.Float64bits(a.errs[i][k]) != math.Float64bits(b.errs[i][k]) {
-				return fmt.Sprintf("ε = %g, seed %d: %v against %v", sweepNoise[i], k, a.errs[i][k], b.errs[i][k])
-			}
+	want, err := recovery.Learn(recovery.LayerOracle(r.True, 0, s.Seed), r.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for h := range want.Layer {
+		if !mat.Equal(want.Layer[h].W, r.Result.Layer[h].W) || !mat.Equal(want.Layer[h].V, r.Result.Layer[h].V) {
+			t.Errorf("head %d differs from Learn's", h)
 		}
 	}
-	if !slices.Equal(a.hs, b.hs) || !slices.Equal(a.hOK, b.hOK) || a.largest != b.largest || a.limitH != b.limitH || a.hDone != b.hDone || a.next != b.next {
-		return fmt.Sprintf("scan: H %v recovered %v largest %d limit %d, against H %v recovered %v largest %d limit %d",
-			a.hs, a.hOK, a.largest, a.limitH, b.hs, b.hOK, b.largest, b.limitH)
+	// A failed job: shown, not asked for again, until forgotten.
+	s.Seed = 32
+	r2, _ := NewRecovery(s, lab)
+	j2 := r2.Job()
+	j2.Step()
+	j2.Step()
+	lab.Wanted()
+	lab.Fail(learnKey(s), "the compute worker stopped")
+	if !j2.Step() || r2.Err == nil || !strings.Contains(r2.Err.Error(), "the compute worker stopped") {
+		t.Fatalf("after a failure: %v", r2.Err)
 	}
-	return ""
-}
-
-// TestRecoverySweepSliced computes noise sweeps through the job a
-// checkpoint at a time (a lab whose slices are empty) and checks that no
-// job step makes a whole run (a run is always started by one step and
-// finished by a later one), that a sweep whose run under way is stopped
-// (more sweeps than the lab keeps runs for) carries on, and that the
-// numbers are those of the same sweep with each run made whole by
-// recovery.Learn, bit for bit: same runs, same seeds, same order.
-func TestRecoverySweepSliced(t *testing.T) {
-	for _, frag := range []string{
-		"#v=1&scene=recovery&H=3&d=2&seed=21&view=sweep",                  // refused while runs were made whole in a frame
-		"#v=1&scene=recovery&H=1&H0=2&d=3&seed=8&mode=economy&view=sweep", // a bound on H, economy mode
-	} {
-		t.Run(frag, func(t *testing.T) {
-			s, notes := link.Parse(frag)
-			if len(notes) > 0 {
-				t.Fatal(notes)
-			}
-			lab := NewLab()
-			lab.recovery.slice = 0
-			r, err := NewRecovery(s, lab)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r.Compute()
-			j := r.Job()
-			if j == nil {
-				t.Fatal("no sweep job")
-			}
-			l := lab.recovery
-			sw := l.sweepFor(s)
-			runs := func() int { // runs recorded
-				if len(sw.hs) == 0 {
-					return sw.next
-				}
-				return sw.next + (len(sw.hs)-1)*SweepHeadSeeds + sw.hNext
-			}
-			steps, stopped := 0, false
-			for {
-				before, started := runs(), sw.cur != nil
-				done := j.Step()
-				steps++
-				if runs() != before && !started {
-					t.Fatalf("step %d made run %d whole", steps, before+1)
-				}
-				if done {
-					break
-				}
-				// Half way through a run, two other sweeps start runs: this
-				// one's is stopped, and made again from its start.
-				if !stopped && sw.next == 7 && sw.cur != nil && sw.cur.fraction() > 0.3 {
-					for _, seed := range []uint64{101, 102} {
-						o := s
-						o.Seed = seed
-						l.mu.Lock()
-						l.stepSweep(l.sweepFor(o), 0)
-						l.mu.Unlock()
-					}
-					if sw.cur != nil || len(l.live) != maxPending {
-						t.Fatalf("after two more sweeps: this one's run under way %v, %d live", sw.cur != nil, len(l.live))
-					}
-					stopped = true
-				}
-				if steps > 10000000 {
-					t.Fatal("the sweep does not finish")
-				}
-			}
-			if !stopped {
-				t.Error("the sweep's run was never stopped")
-			}
-			if !sw.done() || sw.cur != nil || slices.Contains(l.live, sw) {
-				t.Errorf("after the job: done %v, run under way %v", sw.done(), sw.cur != nil)
-			}
-			whole := newRecoveryLab().sweepFor(s)
-			for {
-				ts, eps, ok := whole.plan()
-				if !ok {
-					break
-				}
-				whole.record(learnError(ts, eps))
-			}
-			if d := sameSweep(sw, whole); d != "" {
-				t.Errorf("sliced and whole sweeps differ: %s", d)
-			}
-			t.Logf("%d job steps for %d runs; tried H %v, largest %d", steps, runs(), sw.hs, sw.largest)
-		})
+	if f := r2.Facts(); f["failed"] == nil {
+		t.Fatal("the failure is not in the facts")
+	}
+	lab.ForgetFailures()
+	r3, _ := NewRecovery(s, lab)
+	j3 := r3.Job()
+	j3.Step()
+	j3.Step()
+	if _, ok := lab.Wanted()[learnKey(s)]; !ok || !r3.Computing() {
+		t.Fatal("a forgotten failure is not asked for again")
 	}
 }

@@ -16,12 +16,12 @@ type Scene interface {
 	Describe() string
 }
 
-// Job is a long computation a scene runs a slice at a time, so that the
-// page keeps drawing: the canvas calls Step until it reports done, within a
-// few milliseconds per frame, and shows Progress.
+// Job is a scene's long computation: the canvas calls Step once a frame
+// until it reports done, and shows Progress. Step asks the lab for the
+// experiments the scene needs (run elsewhere, see Lab) and takes their
+// results once they are there; it never computes long itself.
 type Job interface {
-	// Step does a small piece of work (a few milliseconds at most) and
-	// reports whether the job is finished.
+	// Step takes what has arrived and reports whether the job is finished.
 	Step() (done bool)
 	// Progress is the fraction done, from 0 to 1.
 	Progress() float64
@@ -33,14 +33,26 @@ type Job interface {
 // outlive it. Each cached result is a pure function of its key, so a lab
 // changes no number a scene shows. Whoever creates scenes owns the lab (the
 // canvas keeps one for the page's life); nothing is kept globally.
+//
+// The scenes' long computations (package experiment) run elsewhere: a lab
+// from NewLab lists the jobs the scenes want (Wanted), and the canvas
+// sends them to the compute worker and Delivers their results; a lab from
+// NewLocalLab runs them at once, where they are asked for (tests, tools).
 type Lab struct {
 	atoms    *atomsLab
 	recovery *recoveryLab
+	tasks    *tasks
 }
 
-// NewLab returns an empty lab.
-func NewLab() *Lab {
-	return &Lab{atoms: newAtomsLab(), recovery: newRecoveryLab()}
+// NewLab returns an empty lab whose jobs are run by its owner (Wanted,
+// Deliver).
+func NewLab() *Lab { return NewLocalLab(nil) }
+
+// NewLocalLab returns an empty lab that runs the scenes' jobs with run
+// (experiment.Run, usually) when they are asked for; nil is NewLab.
+func NewLocalLab(run Runner) *Lab {
+	t := newTasks(run)
+	return &Lab{atoms: newAtomsLab(t), recovery: &recoveryLab{t: t}, tasks: t}
 }
 
 // New computes the scene a state selects, reusing what lab holds (a nil

@@ -4,12 +4,13 @@ import (
 	"math"
 	"testing"
 
+	"headlab/numerics/experiment"
 	"headlab/web/link"
 )
 
 // testLab is the lab the tests share, as the canvas shares one across the
 // states of a page.
-var testLab = NewLab()
+var testLab = NewLocalLab(experiment.Run)
 
 func TestViewRoundTrip(t *testing.T) {
 	v := View{Width: 640, Height: 480, Extent: 3, Margin: 16}

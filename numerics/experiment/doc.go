@@ -1,0 +1,24 @@
+// Package experiment owns headlab's numerical experiments: for each, its
+// parameters, seeds, ranges, the slicing of its work and the shape of its
+// results. The page's canvas (through the compute worker), the figures and
+// the figures command all run them from here, so what the screen shows is
+// what a figure exports, from the same numbers.
+//
+//   - recovery.go: a recovery run's set-up (the true layer, the learner's
+//     options, the oracle's noise) and the run itself (Learn).
+//   - sweep.go: the noise sweep (its ε range, its seeds, the scan over H,
+//     the page's cost limit): change the sweep here and nowhere else.
+//   - fit.go: the fewer-atoms fit of the Atom explosion scene.
+//   - timing.go: the measured cost per query of split and fused W_d.
+//   - general.go: the heads of general fusion, one random stream for the
+//     scene and the figure.
+//   - job.go: one Job type naming an experiment and its parameters, run by
+//     Run, and its Result; wire.go encodes both for the compute worker.
+//
+// The package is plain Go on numerics: no browser, no ebiten, no plotting.
+// Heavy work is reached only through package-level functions (Run, Learn,
+// Sweep, …), never through methods of types the canvas holds, so that the
+// canvas, which only decodes results, does not link the learner (the
+// linker keeps every exported method of a reachable type once ebiten's
+// text/template is in; wasm/README.md).
+package experiment

@@ -1,0 +1,190 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+	"headlab/numerics/recovery"
+)
+
+// Recovery is the set-up of a recovery run: the true layer (random from
+// the seed, or given; heads duplicated; a cancelling pair), what the
+// learner is told (H, or an upper bound H0; the schedule) and the oracle's
+// relative accuracy. Its fields are the share link's (web/link), so a link
+// names a run; new fields (a precision, say) are added with their zero
+// value meaning today's behaviour, so older jobs keep their meaning.
+type Recovery struct {
+	H, D   int
+	Seed   uint64
+	Src    string    `json:",omitempty"` // "random" (default) or "attention": W and Val give the layer
+	W, Val []float64 `json:",omitempty"` // the layer for Src = "attention", row by row
+	Dup    int       `json:",omitempty"` // the first Dup heads split into two halves
+	Cancel bool      `json:",omitempty"` // a pair of heads with one W and opposite v added
+	H0     int       `json:",omitempty"` // upper bound on H given to the learner (0: H known)
+	Mode   string    `json:",omitempty"` // "paper" (default) or "economy"
+	Noise  float64   `json:",omitempty"` // the oracle's relative accuracy ε
+}
+
+// CanonicalTol is the tolerance within which two heads' W count as equal
+// when a layer is put in canonical form, for the learner's H and for the
+// error of a run.
+const CanonicalTol = 1e-9
+
+// cancelStream is the seed offset of the cancelling pair's head.
+const cancelStream = 0x63616e63656c // "cancel"
+
+// TrueLayer returns the run's true layer: the given layer (Src
+// "attention") or a random one from the seed; then the first Dup heads each
+// split into two heads with the same W and half the v; and with Cancel a
+// pair of heads with one W and opposite v. Its canonical form is what
+// recovery should find.
+func (r Recovery) TrueLayer() attention.Layer {
+	var l attention.Layer
+	if r.Src == "attention" && len(r.W) == r.H*r.D*r.D && len(r.Val) == r.H*r.D {
+		l = make(attention.Layer, r.H)
+		for h := range l {
+			l[h] = attention.Head{
+				W: mat.NewDense(r.D, r.D, append([]float64(nil), r.W[h*r.D*r.D:(h+1)*r.D*r.D]...)),
+				V: mat.NewVecDense(r.D, append([]float64(nil), r.Val[h*r.D:(h+1)*r.D]...)),
+			}
+		}
+	} else {
+		l = attention.Random(r.H, r.D, r.Seed)
+	}
+	for h := 0; h < r.Dup && h < len(l); h++ {
+		half := mat.NewVecDense(r.D, nil)
+		half.ScaleVec(0.5, l[h].V)
+		l[h].V = half
+		l = append(l, attention.Head{W: l[h].W, V: mat.VecDenseCopyOf(half)})
+	}
+	if r.Cancel {
+		extra := attention.Random(1, r.D, r.Seed^cancelStream)
+		neg := mat.NewVecDense(r.D, nil)
+		neg.ScaleVec(-1, extra[0].V)
+		l = append(l, extra[0], attention.Head{W: extra[0].W, V: neg})
+	}
+	return l
+}
+
+// Options returns the learner's options for the layer l (usually
+// TrueLayer): H is the number of canonical heads of l, or the upper bound
+// H0 when given; the schedule, the seed and the noise model are the
+// set-up's.
+func (r Recovery) Options(l attention.Layer) recovery.Options {
+	heads := len(attention.Canonical(l, CanonicalTol))
+	opt := recovery.DefaultOptions(max(heads, 1), r.D)
+	if r.H0 > 0 {
+		opt.Heads, opt.UpperBound = max(r.H0, heads), true
+	}
+	if r.Mode == "economy" {
+		opt.Mode = recovery.Economy
+	}
+	opt.Seed = r.Seed
+	opt.Tolerance = r.Noise
+	return opt
+}
+
+// Heads is the number of heads the learner is told: H, or the bound H0.
+func (r Recovery) Heads() int { return max(r.H, r.H0) }
+
+// Key is what a run depends on, as a string: equal keys give equal runs.
+func (r Recovery) Key() string {
+	var b strings.Builder
+	src := r.Src
+	if src == "" {
+		src = "random"
+	}
+	mode := r.Mode
+	if mode == "" {
+		mode = "paper"
+	}
+	fmt.Fprintf(&b, "H=%d d=%d seed=%d src=%s dup=%d cancel=%v H0=%d mode=%s noise=%s",
+		r.H, r.D, r.Seed, src, r.Dup, r.Cancel, r.H0, mode, strconv.FormatFloat(r.Noise, 'g', -1, 64))
+	if src == "attention" {
+		for _, x := range r.W {
+			b.WriteString(",")
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		for _, x := range r.Val {
+			b.WriteString(";")
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	}
+	return b.String()
+}
+
+// RecoveryRun is a finished run: what recovery.Learn returned, and how
+// long it took where it ran (a measurement, not part of the result).
+type RecoveryRun struct {
+	Result recovery.Result
+	// Err is Learn's error: a *recovery.Error for a run float64 cannot
+	// resolve (Result then holds the trace so far), or nil.
+	Err error
+	Dur time.Duration
+}
+
+// ErrCancelled is the error of an experiment whose Context asked it to
+// stop.
+var ErrCancelled = errors.New("experiment: cancelled")
+
+// Learn runs the recovery r sets up, a slice of ctx.Slice at a time, with
+// the oracle's noise drawn from the seed. Its numbers are recovery.Learn's,
+// bit for bit, however it is sliced. The error is ErrCancelled when ctx
+// stopped it, or a bad set-up's; a run that cannot be resolved is not an
+// error here but the run's Err.
+func Learn(ctx Context, r Recovery) (RecoveryRun, error) {
+	layer, err := trueLayer(r)
+	if err != nil {
+		return RecoveryRun{}, err
+	}
+	return learnLayer(ctx, r, layer, func(p recovery.Progress) Progress {
+		return Progress{Fraction: p.Fraction, Recovery: &p}
+	})
+}
+
+func learnLayer(ctx Context, r Recovery, layer attention.Layer, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
+	start := time.Now()
+	run := recovery.Start(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer))
+	for !run.Step(ctx.slice()) {
+		if !ctx.pause(prog(run.Progress())) {
+			run.Stop()
+			return RecoveryRun{}, ErrCancelled
+		}
+	}
+	res, err := run.Result()
+	return RecoveryRun{Result: res, Err: err, Dur: time.Since(start)}, nil
+}
+
+// trueLayer is r.TrueLayer with a panic (a set-up outside the schema)
+// turned into an error.
+func trueLayer(r Recovery) (l attention.Layer, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("experiment: the true layer of H = %d, d = %d: %v", r.H, r.D, p)
+		}
+	}()
+	if r.H < 1 || r.D < 1 {
+		return nil, fmt.Errorf("experiment: a recovery run needs H ≥ 1 and d ≥ 1, not H = %d, d = %d", r.H, r.D)
+	}
+	return r.TrueLayer(), nil
+}
+
+// RunError is the largest relative error of a run against the canonical
+// form of its true layer (attention.RelativeError), NaN when the run
+// failed or the errors are not finite.
+func RunError(run RecoveryRun, canonical attention.Layer) float64 {
+	if run.Err != nil {
+		return nan
+	}
+	e, err := attention.RelativeError(run.Result.Layer, canonical)
+	if err != nil || !finite(e) {
+		return nan
+	}
+	return e
+}
