@@ -25,7 +25,8 @@ usage: ./build.sh COMMAND [flags]
   test               vet, native tests, numerics tests under GOOS=js (node),
                      and the browser tests in headless Chromium
   bench              benchmarks, natively and under GOOS=js, with the ratio
-  dist [DIR]         a self-contained static folder (default dist/) for any static host
+  dist [DIR]         a self-contained static folder (default dist/) for any static host,
+                     the same bytes build/site serves
   figures            regenerate the README figures in plots/figures (SVG, PNG)
   screenshots        regenerate the landing's previews (web/static/previews) and
                      the README screenshots (web/screenshots)
@@ -148,7 +149,7 @@ figures() {
 
 dist() {
   local dir=${1:-dist}
-  build -best
+  build
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -R "$SITE/." "$dir/"

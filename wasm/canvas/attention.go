@@ -101,7 +101,7 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	r.drawLegendShapes(sc, th, dsf)
 	if !r.drag.Active {
 		r.rough = false
-	} else if fps := ebiten.ActualFPS(); fps > 0 && fps < slowFPS {
+	} else if fps := ebiten.ActualFPS(); fps > 0 && fps < slowFPS && !a.gfx.smooth {
 		r.rough = true // for the rest of this drag: no flicker between the two
 	}
 	r.shapes.flush(screen, !r.rough)

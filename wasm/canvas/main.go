@@ -12,11 +12,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"syscall/js"
 
 	"github.com/hajimehoshi/ebiten/v2"
 )
 
 func main() {
+	tabInOrder()
 	app := newApp()
 	app.startComputer()
 	app.exportBridge()
@@ -29,5 +31,19 @@ func main() {
 		// To the console, as log.Print would, without linking package log.
 		fmt.Fprintln(os.Stderr, "headlab canvas:", err)
 		app.reportError(err.Error())
+	}
+}
+
+// tabInOrder puts ebiten's canvas in the document's tab order: ebiten
+// creates it during package initialisation with tabindex="1" (to make it
+// focusable), which moves it ahead of everything else in keyboard order, an
+// accessibility failure (WCAG 2.4.3). tabindex="0" keeps it focusable, so
+// ebiten's key listeners on the canvas still hear the keyboard.
+func tabInOrder() {
+	canvases := js.Global().Get("document").Call("getElementsByTagName", "canvas")
+	for i := range canvases.Length() {
+		if c := canvases.Index(i); c.Call("getAttribute", "tabindex").String() == "1" {
+			c.Call("setAttribute", "tabindex", "0")
+		}
 	}
 }

@@ -85,7 +85,7 @@ const (
 // starts (compile-ms), it is instantiated (inst-ms), Go's main runs after
 // package initialisation (main-ms), and the first frame is drawn.
 func BenchmarkReady(b *testing.B) {
-	minimal := serveMinimal(b)
+	minimal := serveBaseline(b, minimalPkg).url
 	const repeats = 3
 	var hc, mc, hw, mw []float64
 	var hp, mp []phases
@@ -136,75 +136,139 @@ func split(ps []phases) (compile, inst, main []float64) {
 	return compile, inst, main
 }
 
-// BenchmarkFirstVisitBytes measures the bytes a first visit downloads
-// before the first frame: the sum of the encodedDataLength of every
-// request finished by headlab.ready, in a fresh browser context. It also
-// reports the brotli total from the site's .br files for the same requests
-// (br-bytes), since a browser sends Accept-Encoding: br only over HTTPS in
-// some versions; the log says which encoding was served.
-func BenchmarkFirstVisitBytes(b *testing.B) {
-	var total, brTotal float64
-	for b.Loop() {
-		tb := newTab(b, chromedp.WithNewBrowserContext())
-		var mu sync.Mutex
-		urls := map[network.RequestID]string{}
-		encs := map[network.RequestID]string{}
-		sizes := map[network.RequestID]float64{}
-		if err := chromedp.Listen(tb.ctx, func(ev any) {
-			mu.Lock()
-			defer mu.Unlock()
-			switch ev := ev.(type) {
-			case *network.EventRequestWillBeSent:
-				urls[ev.RequestID] = ev.Request.URL
-			case *network.EventResponseReceived:
-				encs[ev.RequestID] = headerValue(ev.Response.Headers, "Content-Encoding")
-			case *network.EventLoadingFinished:
-				sizes[ev.RequestID] = ev.EncodedDataLength
-			}
-		}); err != nil {
-			b.Fatal(err)
-		}
-		tb.load(h.base)
-		mu.Lock()
-		total, brTotal = 0, 0
-		type row struct {
-			n, br   float64
-			enc, up string
-		}
-		var rows []row
-		for id, n := range sizes {
-			u := urls[id]
-			total += n
-			br := siteBrotliSize(u)
-			brTotal += br
-			rows = append(rows, row{n, br, cmpOr(encs[id], "none"), strings.TrimPrefix(u, strings.TrimSuffix(h.base, "/"))})
-		}
-		mu.Unlock()
-		sort.Slice(rows, func(i, j int) bool { return rows[i].n > rows[j].n })
-		var lines []string
-		for _, r := range rows {
-			lines = append(lines, fmt.Sprintf("%s %.0f B (%s; .br %.0f B)", r.up, r.n, r.enc, r.br))
-		}
-		b.Logf("first visit: %d requests finished by ready, %.0f bytes; Chromium's Accept-Encoding over http://127.0.0.1: %q\n  %s",
-			len(rows), total, h.enc.of(rows[0].up), strings.Join(lines, ", "))
-		tb.close()
-	}
-	b.ReportMetric(total, "bytes")
-	b.ReportMetric(brTotal, "br-bytes")
+// firstVisitLinks are the views whose first visits BenchmarkFirstVisitBytes
+// measures: the chooser a link-less visit opens, and a link to each scene.
+var firstVisitLinks = []struct{ name, link string }{
+	{"landing", ""},
+	{"attention", "#v=1&scene=attention"},
+	{"atoms", "#v=1&scene=atoms"},
+	{"recovery", "#v=1&scene=recovery"},
 }
 
-// siteBrotliSize returns the size of the .br variant of the site file a URL
-// names, or of the file itself when it has none (0 when it is not there).
-func siteBrotliSize(u string) float64 {
-	pu, err := url.Parse(u)
-	if err != nil || !strings.HasPrefix(u, h.base) {
+// BenchmarkFirstVisitBytes measures the bytes a first visit downloads: in
+// a fresh browser context, every request finished once the page is ready
+// and no request has been in flight for a second (so a worker the scene
+// starts at once is counted). It reports, for each view of firstVisitLinks
+// and for the bare ebiten page (wasm/bare, built here of the same ebiten
+// version, drawing one triangle and one label in the Go font as the canvas
+// does), the brotli total from the site's .br files for those requests
+// (<view>-br-bytes; a browser sends Accept-Encoding: br only over HTTPS in
+// some versions, and the log says which encoding was served), and the
+// ratios to the bare page (<view>-ratio; targets ≤ 1.15 for the landing and
+// the attention link) and, for the recovery link, the excess over it in MB
+// (recovery-over-bare-MB; target ≤ 0.8).
+func BenchmarkFirstVisitBytes(b *testing.B) {
+	bare := serveBaseline(b, barePkg)
+	got := map[string]float64{}
+	for b.Loop() {
+		got["bare"] = firstVisit(b, bare.url, "window.bareReady === true", bare.url, bare.dir)
+		for _, v := range firstVisitLinks {
+			got[v.name] = firstVisit(b, h.base+v.link, headlabReady, h.base, h.site)
+		}
+	}
+	b.ReportMetric(got["bare"], "bare-br-bytes")
+	for _, v := range firstVisitLinks {
+		b.ReportMetric(got[v.name], v.name+"-br-bytes")
+		if v.name == "recovery" {
+			b.ReportMetric((got[v.name]-got["bare"])/1e6, v.name+"-over-bare-MB")
+		} else {
+			b.ReportMetric(got[v.name]/got["bare"], v.name+"-ratio")
+		}
+	}
+}
+
+// quietFor is how long no request may be in flight before a first visit
+// counts as done.
+const quietFor = time.Second
+
+// firstVisit loads url in a fresh browser context, waits for ready and
+// for the network to fall quiet, logs every request, and returns the brotli
+// bytes of the requests (from the .br files under dir, the folder base
+// serves).
+func firstVisit(b *testing.B, url, ready, base, dir string) float64 {
+	b.Helper()
+	tb := newTab(b, chromedp.WithNewBrowserContext())
+	defer tb.close()
+	var mu sync.Mutex
+	urls := map[network.RequestID]string{}
+	encs := map[network.RequestID]string{}
+	sizes := map[network.RequestID]float64{}
+	inflight := map[network.RequestID]bool{}
+	last := time.Now()
+	if err := chromedp.Listen(tb.ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			urls[ev.RequestID] = ev.Request.URL
+			inflight[ev.RequestID] = true
+		case *network.EventResponseReceived:
+			encs[ev.RequestID] = headerValue(ev.Response.Headers, "Content-Encoding")
+		case *network.EventLoadingFinished:
+			sizes[ev.RequestID] = ev.EncodedDataLength
+			delete(inflight, ev.RequestID)
+		case *network.EventLoadingFailed:
+			delete(inflight, ev.RequestID)
+		default:
+			return
+		}
+		last = time.Now()
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tb.loadErr(url, ready); err != nil {
+		b.Fatalf("loading %s: %v\nconsole: %q", url, err, tb.takeProblems())
+	}
+	for deadline := time.Now().Add(readyTimeout); ; {
+		mu.Lock()
+		quiet := len(inflight) == 0 && time.Since(last) >= quietFor
+		mu.Unlock()
+		if quiet || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	type row struct {
+		n, br   float64
+		enc, up string
+	}
+	var rows []row
+	var total, brTotal float64
+	for id, n := range sizes {
+		u := urls[id]
+		if !strings.HasPrefix(u, base) {
+			continue // about:blank, data: URLs
+		}
+		total += n
+		br := siteBrotliSize(dir, strings.TrimPrefix(u, base))
+		brTotal += br
+		rows = append(rows, row{n, br, cmpOr(encs[id], "none"), "/" + strings.TrimPrefix(u, base)})
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].br > rows[j].br })
+	var lines []string
+	for _, r := range rows {
+		lines = append(lines, fmt.Sprintf("%s %.0f B (%s; .br %.0f B)", r.up, r.n, r.enc, r.br))
+	}
+	b.Logf("first visit of %s: %d requests, %.0f bytes on the wire, %.0f bytes brotli\n  %s",
+		shorten(url, 120), len(rows), total, brTotal, strings.Join(lines, "\n  "))
+	return brTotal
+}
+
+// siteBrotliSize returns the size of the .br variant of the file rel (a
+// URL path relative to the site's root, with any query) under dir, or of
+// the file itself when it has none (0 when it is not there).
+func siteBrotliSize(dir, rel string) float64 {
+	pu, err := url.Parse(rel)
+	if err != nil {
 		return 0
 	}
-	name := strings.TrimPrefix(pu.Path, "/")
+	name := pu.Path
 	if name == "" || strings.HasSuffix(name, "/") {
 		name += "index.html"
 	}
-	p := filepath.Join(h.site, filepath.FromSlash(name))
+	p := filepath.Join(dir, filepath.FromSlash(name))
 	if fi, err := os.Stat(p + ".br"); err == nil {
 		return float64(fi.Size())
 	}
@@ -225,16 +289,19 @@ func headerValue(hdr network.Headers, key string) string {
 
 // BenchmarkDragFPS drags the query around a circle with real mouse events
 // for about 3 s on the largest attention scene (N = 64, H = 8, heat map
-// on) and reports ebiten's ActualFPS at the end (fps), the iframe's
-// requestAnimationFrame rate over the drag (raf-fps), the mouse events the
-// page accepted per second (moves/s), and, before the drag, ActualFPS
-// (idle-fps) and the requestAnimationFrame rate over 2 s (idle-raf-fps).
+// on), with anti-aliasing kept however slow the drag (the canvas's
+// smoothDrags hook; by default a drag under 40 fps drops it), and reports
+// ebiten's ActualFPS at the end (fps), the iframe's requestAnimationFrame
+// rate over the drag (raf-fps), the mouse events the page accepted per
+// second (moves/s), and, before the drag, ActualFPS (idle-fps) and the
+// requestAnimationFrame rate over 2 s (idle-raf-fps).
 func BenchmarkDragFPS(b *testing.B) {
 	const link = "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"
 	var fps, raf, moves, idle, idleRAF float64
 	for b.Loop() {
 		tb := newTab(b)
 		tb.load(h.base + link)
+		eval[bool](tb, `(() => { const c = document.getElementById("canvas").contentWindow.headlabCanvas; if (c.smoothDrags) c.smoothDrags(true); return !!c.smoothDrags; })()`)
 		idleRAF = eval[float64](tb, `new Promise((r) => {
 			const w = document.getElementById("canvas").contentWindow, t0 = performance.now();
 			let n = 0;

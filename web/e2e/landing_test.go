@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,4 +364,108 @@ func TestLandingWithoutCanvas(t *testing.T) {
 		t.Errorf("scene intros shown on the chooser: %q", shown)
 	}
 	tb.takeProblems() // the blocked requests and the failed start are expected here
+}
+
+// firstPaintJS runs in the top page before its scripts (through
+// Page.addScriptToEvaluateOnNewDocument) and snapshots, at
+// DOMContentLoaded, what is shown: the ids of the chooser, intros and scene
+// panels on screen, and the canvas frame's box.
+const firstPaintJS = `(() => {
+	if (window !== window.top || location.protocol === "about:") return;
+	document.addEventListener("DOMContentLoaded", () => { window.__firstPaint = (` + shownJS + `)(); }, { once: true });
+})()`
+
+// shownJS returns what shownState holds.
+const shownJS = `() => {
+	const vis = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+	const f = document.getElementById("canvas").getBoundingClientRect();
+	return {
+		shown: [...document.querySelectorAll("#landing, .intro, .scene-panel")].filter(vis).map((e) => e.id),
+		frame: [f.left, f.top, f.width, f.height],
+		ready: !!(window.headlab && window.headlab.ready),
+	};
+}`
+
+// shownState is what the page shows at a moment.
+type shownState struct {
+	Shown []string
+	Frame [4]float64
+	Ready bool
+}
+
+// TestFirstPaint opens the page without a link and with a link to each
+// scene, each in a fresh browser context: at DOMContentLoaded, long before
+// the canvas is ready, the page already shows the link's intro and panel
+// (the chooser without a link) and the canvas frame at its final size and
+// place, and once the canvas is ready the same elements show with the frame
+// where it was: nothing jumps. With app.js blocked, static/boot.js and the
+// style sheet alone still show the right view, so even a paint before the
+// deferred scripts run is the right scene.
+func TestFirstPaint(t *testing.T) {
+	for _, v := range []struct{ name, link string }{
+		{"landing", ""},
+		{"attention", "#v=1&scene=attention&H=2"},
+		{"atoms", "#v=1&scene=atoms&d=4"},
+		{"recovery", "#v=1&scene=recovery&theme=dark"},
+	} {
+		want := []string{"intro-" + v.name, "panel-" + v.name}
+		if v.link == "" {
+			want = []string{"landing"}
+		}
+		t.Run(v.name, func(t *testing.T) {
+			tb := newTab(t, chromedp.WithNewBrowserContext())
+			ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+			defer cancel()
+			if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: firstPaintJS}); err != nil {
+				t.Fatalf("installing the hook: %v", err)
+			}
+			tb.load(h.base + v.link)
+			first := eval[shownState](tb, `window.__firstPaint || null`)
+			if first.Ready {
+				t.Errorf("the canvas was ready at DOMContentLoaded: the test proves nothing")
+			}
+			if fmt.Sprint(first.Shown) != fmt.Sprint(want) {
+				t.Errorf("at DOMContentLoaded the page shows %q, want %q", first.Shown, want)
+			}
+			after := eval[shownState](tb, "("+shownJS+")()")
+			if fmt.Sprint(after.Shown) != fmt.Sprint(want) {
+				t.Errorf("once ready the page shows %q, want %q", after.Shown, want)
+			}
+			if v.link != "" {
+				if first.Frame[3] < 100 {
+					t.Errorf("at DOMContentLoaded the canvas frame is %v px high: no placeholder", first.Frame[3])
+				}
+				for i, what := range []string{"left", "top", "width", "height"} {
+					if math.Abs(first.Frame[i]-after.Frame[i]) > 1 {
+						t.Errorf("the canvas frame's %s moved from %.1f at DOMContentLoaded to %.1f once ready", what, first.Frame[i], after.Frame[i])
+					}
+				}
+				if v.name == "recovery" {
+					if th := eval[string](tb, `document.documentElement.dataset.theme`); th != "dark" {
+						t.Errorf("theme=dark: the page's theme is %q", th)
+					}
+				}
+			}
+			tb.noProblems("loading " + v.name)
+
+			// The first paint without app.js: boot.js and the styles alone.
+			ctx, cancel = context.WithTimeout(tb.ctx, stepTimeout)
+			defer cancel()
+			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+				t.Fatalf("watching the network: %v", err)
+			}
+			if _, err := chromedp.Call(ctx, network.SetBlockedURLs, network.SetBlockedURLsParams{
+				URLPatterns: []*network.BlockPattern{{URLPattern: "*://*:*/static/app.js", Block: true}},
+			}); err != nil {
+				t.Fatalf("blocking app.js: %v", err)
+			}
+			if _, err := tb.loadErr(h.base+v.link, `document.readyState === "complete" && window.__firstPaint`); err != nil {
+				t.Fatal(err)
+			}
+			if got := eval[shownState](tb, `window.__firstPaint`); fmt.Sprint(got.Shown) != fmt.Sprint(want) {
+				t.Errorf("without app.js the page shows %q, want %q", got.Shown, want)
+			}
+			tb.takeProblems() // the blocked script is expected here
+		})
+	}
 }

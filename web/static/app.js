@@ -220,7 +220,7 @@
   // went back or forward: no fragment is the chooser, any other opens it.
   function route() {
     if (!canvas) {
-      showLanding(isLandingHash()); // the canvas opens location.hash once it loads
+      showLinked(); // the canvas opens location.hash once it loads
       return;
     }
     if (isLandingHash()) {
@@ -231,6 +231,18 @@
     } else if (location.hash !== canvas.link()) {
       headlab.open(location.hash);
     }
+  }
+
+  // showLinked shows the view the address bar names before the canvas can
+  // say: the chooser, or the intro and panel of the link's scene (a scene
+  // the link does not name, or names wrongly, is the attention scene, as
+  // web/link reads it). static/boot.js does the same for the first paint.
+  function showLinked() {
+    showLanding(isLandingHash());
+    if (landing) return;
+    const named = new URLSearchParams(location.hash.replace(/^#/, "")).get("scene");
+    const scene = ["attention", "atoms", "recovery"].includes(named) ? named : "attention";
+    for (const e of document.querySelectorAll("[data-scene]")) e.hidden = e.dataset.scene !== scene;
   }
 
   function isLandingHash() {
@@ -377,7 +389,9 @@
   }
 
   function applyTheme() {
-    const theme = state ? state.theme : "auto";
+    // Before the canvas answers, the link's own theme (as static/boot.js read it).
+    const linked = !landing && new URLSearchParams(location.hash.replace(/^#/, "")).get("theme");
+    const theme = state ? state.theme : linked === "light" || linked === "dark" ? linked : "auto";
     const dark = theme === "dark" || (theme === "auto" && matchMedia("(prefers-color-scheme: dark)").matches);
     document.documentElement.dataset.theme = dark ? "dark" : "light";
     if (canvas) canvas.setDark(dark);
@@ -723,8 +737,11 @@
     canvas: () => canvas,
   };
 
-  // The chooser shows at once, before the canvas has loaded (or if it never does).
-  showLanding(isLandingHash());
+  // The view the link opens shows at once, before the canvas has loaded (or
+  // if it never does): the chooser for a link-less visit, else the link's
+  // scene, as static/boot.js named it for the first paint.
+  showLinked();
+  delete document.documentElement.dataset.view;
   applyTheme();
   buildScenes();
   bindControls();

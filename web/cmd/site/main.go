@@ -3,32 +3,29 @@
 //
 // Usage:
 //
-//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-best]
+//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR]
 //
 // From the repository root (the folder holding go.mod, found by walking up
 // from the working directory, or -root) it copies index.html and everything
 // under web/static/ (into <out>/static/), $(go env GOROOT)/lib/wasm/wasm_exec.js
 // into <out>/static/wasm_exec.js, and each wasm into <out>/NAME.<hash>.wasm,
-// where <hash> is the first 12 hex digits of its SHA-256. It writes
-// <out>/static/manifest.js, which exports the hashed names:
+// where <hash> is the first 12 hex digits of its SHA-256, and replaces the
+// placeholder __WASM_<name>__ in every .html, .js and .mjs file with that
+// file's hashed name (an unknown placeholder is an error).
+// Compressible files get .br (brotli quality 11) and .gz (gzip best
+// compression) variants, kept only when smaller than the file; so the local
+// server and a static host serve the same bytes. Brotli 11 takes tens of
+// seconds on a large wasm, so every variant is kept in a cache (-cache,
+// default build/cache under the repository root) under the SHA-256 of what
+// it compresses: a rebuild whose files did not change compresses nothing.
 //
-//	export const wasm = {"canvas": "canvas.1a2b3c4d5e6f.wasm"};
+// Runs are idempotent: unchanged files are not rewritten, and files from
+// earlier runs that the site no longer holds, such as stale hashed wasm
+// files, are removed. To guard against a mistyped -out, the command refuses
+// to write into a non-empty folder that has no state file (<out>/.headlab-site,
+// which records the files it made).
 //
-// and replaces the placeholder __WASM_<name>__ in every .html, .js and .mjs
-// file with that file's hashed name (an unknown placeholder is an error).
-// Compressible files get .br (brotli quality 9, or 11 with -best) and .gz
-// (gzip best compression) variants, kept only when smaller than the file.
-//
-// Runs are idempotent: unchanged files are not rewritten, variants of
-// unchanged files are not recompressed (a state file, <out>/.headlab-site,
-// records the content hashes), and files from earlier runs that the site no
-// longer holds, such as stale hashed wasm files, are removed. To guard
-// against a mistyped -out, the command refuses to write into a non-empty
-// folder that has no such state file.
-//
-// It prints one line per file (raw, gzip and brotli sizes) and the bytes a
-// first visit downloads with brotli: index.html and canvas.html, the
-// scripts, styles, frames and images they reference, and the wasm they name.
+// It prints one line per file (raw, gzip and brotli sizes) and the totals.
 // It exits with status 0 on success and 1 on any error.
 package main
 
@@ -53,7 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fset.StringVar(&cfg.out, "out", "", "output folder for the site (required)")
 	fset.StringVar(&cfg.root, "root", "", "repository root (default: the nearest folder above the working directory holding go.mod)")
 	fset.StringVar(&cfg.goroot, "goroot", "", "Go root holding lib/wasm/wasm_exec.js (default: go env GOROOT)")
-	fset.BoolVar(&cfg.best, "best", false, "brotli quality 11 (slow on a large wasm) instead of 9")
+	fset.StringVar(&cfg.cache, "cache", "", "folder caching the compressed variants by content hash (default: build/cache under the repository root)")
 	fset.Func("wasm", "`NAME=PATH` of a wasm to publish as NAME.<hash>.wasm; a bare PATH is named canvas (repeatable)", func(s string) error {
 		w, err := parseWasmFlag(s)
 		if err != nil {
@@ -63,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-best]")
+		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR]")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/andybalholm/brotli"
+
+	"headlab/web/compress"
 )
 
 // repo is a fake repository layout with a fake GOROOT beside it.
@@ -63,8 +65,7 @@ func newRepo(t *testing.T) repo {
 <iframe src="static/canvas.html"></iframe>
 <a href="static/paper.pdf">paper</a>
 `+text(2000, "index")))
-	writeFile(t, filepath.Join(r.root, "web", "static", "a.js"), []byte(`import { wasm } from "./manifest.js";
-import "./lib/b.js";
+	writeFile(t, filepath.Join(r.root, "web", "static", "a.js"), []byte(`import "./lib/b.js";
 const url = "__WASM_canvas__";
 `+text(3000, "a")))
 	writeFile(t, filepath.Join(r.root, "web", "static", "lib", "b.js"), []byte(text(1500, "b")))
@@ -189,7 +190,6 @@ func TestBuild(t *testing.T) {
 		"static/a.js", "static/a.js.br", "static/a.js.gz",
 		"static/canvas.html",
 		"static/lib/b.js", "static/lib/b.js.br", "static/lib/b.js.gz",
-		"static/manifest.js",
 		"static/paper.pdf",
 		"static/style.css", "static/style.css.br", "static/style.css.gz",
 		"static/tiny.json",
@@ -205,7 +205,7 @@ func TestBuild(t *testing.T) {
 	})
 	// Small files may or may not compress smaller; ignore their variants.
 	got = slices.DeleteFunc(got, func(s string) bool {
-		return strings.HasPrefix(s, "static/canvas.html.") || strings.HasPrefix(s, "static/manifest.js.")
+		return strings.HasPrefix(s, "static/canvas.html.")
 	})
 	if !slices.Equal(got, want) {
 		t.Errorf("output files\n got %q\nwant %q", got, want)
@@ -221,33 +221,17 @@ func TestBuild(t *testing.T) {
 	if c := string(read(t, filepath.Join(r.out, "static", "canvas.html"))); !strings.Contains(c, `load("/`+wasm1+`")`) {
 		t.Errorf("placeholder not replaced in canvas.html: %s", c)
 	}
-	m := string(read(t, filepath.Join(r.out, "static", "manifest.js")))
-	if !strings.HasSuffix(m, "\nexport const wasm = {\"canvas\": \""+wasm1+"\"};\n") {
-		t.Errorf("manifest.js:\n%s", m)
-	}
 	if !bytes.Equal(read(t, filepath.Join(r.out, "static", "wasm_exec.js")), read(t, filepath.Join(r.goroot, "lib", "wasm", "wasm_exec.js"))) {
 		t.Error("wasm_exec.js differs from GOROOT's")
 	}
 	checkVariants(t, r.out)
 
-	// The summary: a line per file and the first visit, which takes the
-	// pages, the scripts and styles they load and the wasm, not the pdf.
+	// The summary: a line per file.
 	if !strings.Contains(out, " static/lib/b.js\n") {
 		t.Errorf("summary lacks a line for static/lib/b.js:\n%s", out)
 	}
-	var visit string
-	for line := range strings.Lines(out) {
-		if strings.HasPrefix(line, "first visit") {
-			visit = line
-		}
-	}
-	for _, f := range []string{"index.html", "static/style.css", "static/a.js", "static/manifest.js", "static/lib/b.js", "static/canvas.html", "static/wasm_exec.js", wasm1} {
-		if !strings.Contains(visit, f) {
-			t.Errorf("first visit lacks %s: %s", f, visit)
-		}
-	}
-	if strings.Contains(visit, "paper.pdf") || strings.Contains(visit, "tiny.json") {
-		t.Errorf("first visit counts files no page loads: %s", visit)
+	if !strings.Contains(out, "compressed 16 variants") {
+		t.Errorf("first run: want 16 variants compressed (8 files):\n%s", out)
 	}
 
 	// A second run changes nothing, not even a modification time.
@@ -309,35 +293,58 @@ func TestVariantRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := r.build(t)
-	if !strings.Contains(out, "compressed 2 variants") {
-		t.Errorf("want 2 variants remade:\n%s", out)
+	if !strings.Contains(out, "compressed 0 variants") {
+		t.Errorf("want the repaired variants from the cache:\n%s", out)
 	}
 	checkVariants(t, r.out)
 }
 
-// TestBest checks that -best recompresses once, and that a later default
-// run keeps the better variants.
-func TestBest(t *testing.T) {
+// TestCache checks that variants come from the cache by content: a new
+// output folder, and a wasm changed and changed back, compress nothing new,
+// and that the variants are brotli at its best quality.
+func TestCache(t *testing.T) {
 	r := newRepo(t)
 	r.build(t)
-	if out := r.build(t, "-best"); strings.Contains(out, "compressed 0 variants") {
-		t.Errorf("-best reused quality 9 variants:\n%s", out)
+	if err := os.RemoveAll(r.out); err != nil {
+		t.Fatal(err)
 	}
 	if out := r.build(t); !strings.Contains(out, "compressed 0 variants") {
-		t.Errorf("default run after -best recompressed:\n%s", out)
+		t.Errorf("a fresh output folder recompressed:\n%s", out)
+	}
+	writeFile(t, r.wasm, fakeWasm("v2"))
+	if out := r.build(t); !strings.Contains(out, "compressed 6 variants") { // the wasm, a.js and canvas.html name it
+		t.Errorf("a new wasm: want 6 variants made:\n%s", out)
+	}
+	writeFile(t, r.wasm, fakeWasm("v1"))
+	if out := r.build(t); !strings.Contains(out, "compressed 0 variants") {
+		t.Errorf("the wasm changed back recompressed:\n%s", out)
 	}
 	checkVariants(t, r.out)
+	name := hashedName("canvas", fakeWasm("v1"))
+	want, err := compress.Bytes(fakeWasm("v1"), compress.Brotli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, filepath.Join(r.out, name+".br")); !bytes.Equal(got, want) {
+		t.Errorf("%s.br is not brotli at quality %d", name, compress.BrotliQuality)
+	}
+	// An explicit -cache holds the variants by content hash.
+	dir := filepath.Join(t.TempDir(), "cache")
+	r.build(t, "-cache", dir)
+	sum := sha256.Sum256(fakeWasm("v1"))
+	if _, err := os.Stat(filepath.Join(dir, hex.EncodeToString(sum[:])+".br-q11-w24")); err != nil {
+		t.Errorf("the cache lacks the wasm's brotli variant: %v", err)
+	}
 }
 
 func TestNamedWasm(t *testing.T) {
 	r := newRepo(t)
 	other := filepath.Join(r.root, "build", "other.wasm")
 	writeFile(t, other, fakeWasm("other"))
+	writeFile(t, filepath.Join(r.root, "web", "static", "w.js"), []byte(`new Worker("__WASM_plot-2__")`))
 	r.build(t, "-wasm", "plot-2="+other)
-	m := string(read(t, filepath.Join(r.out, "static", "manifest.js")))
-	want := fmt.Sprintf(`export const wasm = {"canvas": %q, "plot-2": %q};`, hashedName("canvas", fakeWasm("v1")), hashedName("plot-2", fakeWasm("other")))
-	if !strings.Contains(m, want) {
-		t.Errorf("manifest.js:\n%s\nwant %s", m, want)
+	if w := string(read(t, filepath.Join(r.out, "static", "w.js"))); w != `new Worker("`+hashedName("plot-2", fakeWasm("other"))+`")` {
+		t.Errorf("w.js: %s", w)
 	}
 }
 
@@ -369,7 +376,7 @@ func TestErrors(t *testing.T) {
 		}, "not a WebAssembly module"},
 		{"duplicate name", func(t *testing.T, r *repo) []string { return []string{"-wasm", r.wasm} }, "two -wasm"},
 		{"clash with generated", func(t *testing.T, r *repo) []string {
-			writeFile(t, filepath.Join(r.root, "web", "static", "manifest.js"), []byte("x"))
+			writeFile(t, filepath.Join(r.root, "web", "static", "wasm_exec.js"), []byte("x"))
 			return nil
 		}, "clashes"},
 		{"clash with variant", func(t *testing.T, r *repo) []string {
@@ -417,28 +424,6 @@ func TestParseWasmFlag(t *testing.T) {
 	for _, bad := range []string{"", "canvas="} {
 		if _, err := parseWasmFlag(bad); err == nil {
 			t.Errorf("parseWasmFlag(%q) gave no error", bad)
-		}
-	}
-}
-
-func TestResolve(t *testing.T) {
-	for _, tc := range []struct {
-		from, ref, want string
-		ok              bool
-	}{
-		{"index.html", "static/a.js", "static/a.js", true},
-		{"index.html", "./static/a.js?v=1#x", "static/a.js", true},
-		{"static/a.js", "./lib/b.js", "static/lib/b.js", true},
-		{"static/lib/b.js", "../a.js", "static/a.js", true},
-		{"static/a.js", "/canvas.html", "canvas.html", true},
-		{"static/a.js", "../../x.js", "", false},
-		{"index.html", "https://example.com/x.js", "", false},
-		{"index.html", "//example.com/x.js", "", false},
-		{"index.html", "data:text/javascript,1", "", false},
-	} {
-		got, ok := resolve(tc.from, tc.ref)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("resolve(%q, %q) = %q, %v; want %q, %v", tc.from, tc.ref, got, ok, tc.want, tc.ok)
 		}
 	}
 }
