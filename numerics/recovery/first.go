@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"headlab/numerics/assign"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
@@ -393,7 +394,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 			back[h][k] = dist(t.P(h, 0, 0), t.R(h, 0), lb.x[k], lb.x[hc+k])
 		}
 	}
-	relabel := hungarian(back) // head h is the fit's head relabel[h]
+	relabel := assign.MinSum(back) // head h is the fit's head relabel[h]
 	for h, k := range relabel {
 		t.x[t.pIndex(h, 0, 0)] = lb.x[k]
 		t.x[t.rIndex(h, 0)] = lb.x[hc+k]

@@ -3,6 +3,8 @@ package recovery
 import (
 	"math"
 	"sort"
+
+	"headlab/numerics/assign"
 )
 
 // ambiguity is how much worse (in sum of squared weighted residuals) than
@@ -99,7 +101,7 @@ func candidates(cost [][]float64) [][]int {
 	if n <= 4 {
 		out = permutations(n)
 	} else {
-		best := hungarian(cost)
+		best := assign.MinSum(cost)
 		out = append(out, best)
 		for a := 0; a < n; a++ {
 			for b := a + 1; b < n; b++ {
@@ -147,96 +149,6 @@ func permutations(n int) [][]int {
 	return out
 }
 
-// hungarian returns the assignment p (row h takes column p[h]) minimising
-// Σ cost[h][p[h]], by the O(n³) Hungarian method with potentials.
-func hungarian(cost [][]float64) []int {
-	n := len(cost)
-	const big = 1e300
-	c := func(i, j int) float64 {
-		v := cost[i][j]
-		if math.IsNaN(v) || v > big {
-			return big
-		}
-		return v
-	}
-	u := make([]float64, n+1)
-	v := make([]float64, n+1)
-	match := make([]int, n+1) // column j (1-based) → row (1-based)
-	way := make([]int, n+1)
-	for i := 1; i <= n; i++ {
-		match[0] = i
-		j0 := 0
-		minv := make([]float64, n+1)
-		used := make([]bool, n+1)
-		for j := range minv {
-			minv[j] = math.Inf(1)
-		}
-		for {
-			used[j0] = true
-			i0, delta, j1 := match[j0], math.Inf(1), 0
-			for j := 1; j <= n; j++ {
-				if used[j] {
-					continue
-				}
-				cur := c(i0-1, j-1) - u[i0] - v[j]
-				if cur < minv[j] {
-					minv[j], way[j] = cur, j0
-				}
-				if minv[j] < delta {
-					delta, j1 = minv[j], j
-				}
-			}
-			if j1 == 0 {
-				break
-			}
-			for j := 0; j <= n; j++ {
-				if used[j] {
-					u[match[j]] += delta
-					v[j] -= delta
-				} else {
-					minv[j] -= delta
-				}
-			}
-			j0 = j1
-			if match[j0] == 0 {
-				break
-			}
-		}
-		for j0 != 0 {
-			j1 := way[j0]
-			match[j0] = match[j1]
-			j0 = j1
-		}
-	}
-	p := make([]int, n)
-	for i := range p {
-		p[i] = -1
-	}
-	for j := 1; j <= n; j++ {
-		if match[j] > 0 {
-			p[match[j]-1] = j - 1
-		}
-	}
-	// Fill any row left unassigned (only with infinite costs).
-	taken := make([]bool, n)
-	for _, b := range p {
-		if b >= 0 {
-			taken[b] = true
-		}
-	}
-	for h := range p {
-		if p[h] < 0 {
-			for b := range taken {
-				if !taken[b] {
-					p[h], taken[b] = b, true
-					break
-				}
-			}
-		}
-	}
-	return p
-}
-
 // matchPoles labels the fitted poles of rf with the heads whose predicted
 // (p, r) are nearest (an assignment), for the trace.
 func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
@@ -259,7 +171,7 @@ func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs
 			cost[h][b] = math.Abs(p-rf.P[b]) + math.Abs(r-rf.R[b])/rs
 		}
 	}
-	for h, b := range hungarian(cost) {
+	for h, b := range assign.MinSum(cost) {
 		out[b] = h
 	}
 	return out

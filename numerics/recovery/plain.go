@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"headlab/numerics/assign"
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/rational"
 )
@@ -98,7 +99,7 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 // its best rival (a transposition of it, the labellings it could be
 // confused with).
 func decide(cost [][]float64) (perm []int, miss, rival float64) {
-	perm = hungarian(cost)
+	perm = assign.MinSum(cost)
 	worst := func(p []int) float64 {
 		var w float64
 		for h, b := range p {
