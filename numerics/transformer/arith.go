@@ -117,59 +117,6 @@ func float(x *big.Float) float64 {
 	return f
 }
 
-// expBig sets z to e^x rounded to z's precision and returns z. It halves x
-// s times until |r| = |x|/2^s < 2^-8, sums the Taylor series of e^r, and
-// squares s times, with s + 32 guard bits for the squarings' error growth.
-//
-// It is the package's one exp, a stand-in until numerics/internal/bigmath
-// provides one: only this function changes when it does.
-func expBig(z, x *big.Float) *big.Float {
-	prec := z.Prec()
-	if prec == 0 {
-		prec = 64
-		z.SetPrec(prec)
-	}
-	if x.Sign() == 0 {
-		return z.SetInt64(1)
-	}
-	if x.IsInf() {
-		if x.Sign() > 0 {
-			return z.SetInf(false)
-		}
-		return z.SetInt64(0)
-	}
-	e := x.MantExp(nil) // |x| < 2^e
-	s := e + 8
-	if s < 0 {
-		s = 0
-	}
-	if s > 1<<12 {
-		// |x| > 2^4088: the result is outside any sensible use; the callers
-		// validate their inputs long before this.
-		if x.Sign() > 0 {
-			return z.SetInf(false)
-		}
-		return z.SetInt64(0)
-	}
-	wp := prec + uint(s) + 32
-	r := new(big.Float).SetPrec(wp).SetMantExp(x, -s)
-	sum := new(big.Float).SetPrec(wp).SetInt64(1)
-	term := new(big.Float).SetPrec(wp).SetInt64(1)
-	k := new(big.Float).SetPrec(wp)
-	for n := int64(1); n < 10000; n++ {
-		term.Mul(term, r)
-		term.Quo(term, k.SetInt64(n))
-		sum.Add(sum, term)
-		if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-int(wp) {
-			break
-		}
-	}
-	for i := 0; i < s; i++ {
-		sum.Mul(sum, sum)
-	}
-	return z.Set(sum)
-}
-
 // solve solves the square system A x = b by Gaussian elimination with
 // partial pivoting at prec, and reports false when A is singular at that
 // precision. A and b are overwritten.

@@ -3,6 +3,8 @@ package transformer
 import (
 	"fmt"
 	"math/big"
+
+	"headlab/numerics/internal/bigmath"
 )
 
 // attend returns head W's weighted token mean φ = Xᵀ softmax(X W x_N) at
@@ -30,7 +32,7 @@ func (a arith) attend(W [][]*big.Float, X [][]*big.Float) []*big.Float {
 		if i > 0 && s[i].Cmp(s[i-1]) == 0 {
 			e[i] = e[i-1]
 		} else {
-			e[i] = expBig(a.zero(), a.sub(s[i], top))
+			e[i] = bigmath.Exp(a.zero(), a.sub(s[i], top))
 		}
 		total.Add(total, e[i])
 	}

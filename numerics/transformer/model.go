@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"headlab/numerics/recovery"
 )
 
 // Limits on the sizes the package accepts: Learn's cost grows like
@@ -169,8 +171,9 @@ func Random(s Shape, seed uint64) (Network, error) {
 	return n, n.Validate()
 }
 
-// Limits on the working precision, in bits of mantissa.
+// Limits on the working precision, in bits of mantissa: recovery's, which
+// phase A runs at.
 const (
-	MinPrecision = 64
-	MaxPrecision = 4096
+	MinPrecision = recovery.MinPrecision
+	MaxPrecision = recovery.MaxPrecision
 )

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/big"
 
-	"gonum.org/v1/gonum/mat"
-
 	"headlab/numerics/recovery"
 )
 
@@ -40,7 +38,8 @@ func (l *learner) phaseA() error {
 	ropt := recovery.DefaultOptions(l.opt.Heads, l.d)
 	ropt.Mode = l.opt.Mode
 	ropt.Seed = l.opt.Seed
-	res, err := learnHeads(g, ropt, l.a)
+	ropt.Precision = l.a.prec
+	res, err := recovery.LearnBig(g, ropt)
 	l.res.Heads = res
 	vanishes := gMax <= math.Pow(10, 10-l.digits)*fMax
 	if err != nil {
@@ -54,42 +53,9 @@ func (l *learner) phaseA() error {
 	if len(res.Layer) == 0 {
 		return l.fail(C1, "no head is visible in the odd part (largest |G| %.3g against |F| up to %.3g): an even FFN, units in ± pairs", gMax, fMax)
 	}
-	for _, h := range res.Layer {
-		l.w = append(l.w, l.a.denseOf(h.W))
+	for _, h := range res.BigLayer {
+		l.w = append(l.w, h.W)
 	}
 	l.condition(C1, true, "%d canonical heads in the odd part, %d queries of G", len(l.w), l.res.HeadQueries/2)
 	return nil
-}
-
-func (a arith) denseOf(m *mat.Dense) [][]*big.Float {
-	r, c := m.Dims()
-	out := make([][]*big.Float, r)
-	for i := range out {
-		out[i] = a.vec(c)
-		for j := range out[i] {
-			out[i][j].SetFloat64(m.At(i, j))
-		}
-	}
-	return out
-}
-
-// learnHeads runs recovery on the odd part.
-//
-// TEMPORARY: until recovery.LearnBig lands (branch i13), this is the
-// float64 recovery.Learn on G rounded to float64; its heads are accurate
-// to about 1e-14, far from what phase B needs, so runs end in a C3/C2
-// error. It is replaced by recovery.LearnBig at the run's precision.
-func learnHeads(g func([][]*big.Float) *big.Float, ropt recovery.Options, a arith) (recovery.Result, error) {
-	o := func(X *mat.Dense) float64 {
-		r, c := X.Dims()
-		seq := make([][]*big.Float, r)
-		for i := range seq {
-			seq[i] = a.vec(c)
-			for j := range seq[i] {
-				seq[i][j].SetFloat64(X.At(i, j))
-			}
-		}
-		return float(g(seq))
-	}
-	return recovery.Learn(o, ropt)
 }
