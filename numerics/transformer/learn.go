@@ -291,6 +291,7 @@ type learner struct {
 	p, q   []*big.Float
 	scale  float64 // largest |F| seen in phase B
 	pieces [][]*big.Float
+	at     []tpos // where each piece was solved
 	minEps float64
 }
 

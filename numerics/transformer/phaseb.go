@@ -42,6 +42,10 @@ const (
 	sideSlack  = 15 // a kink's side queries, 10^(15 − digits)
 	unitSlack  = 6  // pieces, units, the self-check: 10^(6 − digits)/ε²
 	selfChecks = 3  // random sequences of the final check
+	// sideAngle is tan γ, the angle between a candidate kink and its side
+	// queries: single tokens need no conditioning, so it can be small,
+	// which keeps two nearby kinks from passing as one.
+	sideAngle = 1e-12
 )
 
 func (l *learner) pow10(x float64) float64 { return math.Pow(10, x-l.digits) }
@@ -54,6 +58,7 @@ type kink struct {
 	t      tpos
 	ia, ib int
 	d      []*big.Float
+	probed bool // its hyperplane probe passed
 }
 
 func (l *learner) phaseB() error {
@@ -91,13 +96,46 @@ func (l *learner) phaseB() error {
 	if err := l.scan(tpos{inf: -1}, lo, tpos{inf: 1}, hi, 0, &kinks, &solves); err != nil {
 		return err
 	}
-	if len(kinks) > MaxUnits {
-		return l.fail(C2, "%d kinks on the line, more than the %d units Learn accepts", len(kinks), MaxUnits)
+	// Rule out shared hyperplanes (C2). A probe that fails may also mean
+	// two kinks closer than the side queries' offset: a local solve at the
+	// kink then finds a piece between them, and the scan goes on there.
+	for round := 0; ; round++ {
+		if len(kinks) > MaxUnits {
+			return l.fail(C2, "%d kinks on the line, more than the %d units Learn accepts", len(kinks), MaxUnits)
+		}
+		j, mis, tol := l.hyperplanes(kinks)
+		if j < 0 {
+			break
+		}
+		k := kinks[j]
+		shared := func(why string) error {
+			return l.fail(C2, "on the hyperplane of the kink at t = %.6g, F differs from both pieces by %.3g relative (tolerance %.3g), and %s: two units share its single-token hyperplane",
+				k.t.float(), mis, tol, why)
+		}
+		if round >= MaxUnits {
+			return shared("splitting kinks did not settle it")
+		}
+		im, _, err := l.trySolve(k.t)
+		if err != nil {
+			return err
+		}
+		if im < 0 {
+			return shared("no local solve at the kink is linear")
+		}
+		if l.samePiece(im, k.ia) || l.samePiece(im, k.ib) {
+			return shared("the piece at the kink is one of its sides")
+		}
+		solves++
+		var sub []kink
+		if err := l.scan(l.at[k.ia], k.ia, k.t, im, 0, &sub, &solves); err != nil {
+			return err
+		}
+		if err := l.scan(k.t, im, l.at[k.ib], k.ib, 0, &sub, &solves); err != nil {
+			return err
+		}
+		kinks = append(append(append([]kink(nil), kinks[:j]...), sub...), kinks[j+1:]...)
 	}
 	l.condition(C3, true, "%d local solves accepted, smallest step ε = %.0e", solves, l.minEps)
-	if err := l.hyperplanes(kinks); err != nil {
-		return err
-	}
 	l.assemble(kinks, lo)
 	return l.selfCheck()
 }
@@ -148,18 +186,34 @@ func (l *learner) rel(diff *big.Float) float64 {
 	return math.Abs(float(diff)) / math.Max(l.scale, math.SmallestNonzeroFloat64)
 }
 
-// solve finds the piece at p by a local solve: Hd two-token queries
+// solve finds the piece at p by a local solve (trySolve), and names the
+// condition that fails when no step gives one.
+func (l *learner) solve(p tpos) (int, error) {
+	i, mismatches, err := l.trySolve(p)
+	if err != nil || i >= 0 {
+		return i, err
+	}
+	if len(l.w) < l.opt.Heads {
+		return -1, l.fail(C1, "F is not linear in the features of the %d heads the odd part showed (of %d) near t = %.6g at any step (mismatches %.3g)",
+			len(l.w), l.opt.Heads, p.float(), mismatches)
+	}
+	return -1, l.fail(C2, "F is not linear near the single token at t = %.6g at any step (mismatches %.3g, shrinking like ε²): a unit invisible on single tokens, whose hyperplane holds every single token",
+		p.float(), mismatches)
+}
+
+// trySolve finds the piece at p by a local solve: Hd two-token queries
 // (x + ε n_a, x + ε n_z) around the single token x, and one more to check
 // the solution. A failed check means a kink within ε (C3): retry at ε/1000,
-// twice, as long as the digits allow it (C4).
-func (l *learner) solve(p tpos) (int, error) {
+// twice, as long as the digits allow it (C4). It returns the piece's
+// index, or −1 and the check mismatches when every step failed.
+func (l *learner) trySolve(p tpos) (int, []float64, error) {
 	a := l.a
 	x := l.token(p)
 	eps := l.opt.step()
 	var mismatches []float64
 	for try := 0; try < 3; try++ {
 		if left := l.digits - 2*math.Log10(1/eps); left < unitDigits {
-			return -1, l.fail(C4, "the local solve at t = %.6g needs ε = %.0e (check mismatches %.3g), which leaves %.1f digits < %d",
+			return -1, nil, l.fail(C4, "the local solve at t = %.6g needs ε = %.0e (check mismatches %.3g), which leaves %.1f digits < %d",
 				p.float(), eps, mismatches, left, unitDigits)
 		}
 		first := l.calls
@@ -190,20 +244,16 @@ func (l *learner) solve(p tpos) (int, error) {
 		if accepted {
 			st.Index = len(l.pieces)
 			l.pieces = append(l.pieces, lam)
+			l.at = append(l.at, p)
 			l.res.Pieces = append(l.res.Pieces, Piece{T: p.float(), Lambda: floats(lam), Eps: eps})
 			l.res.Steps = append(l.res.Steps, st)
 			l.minEps = math.Min(l.minEps, eps)
-			return st.Index, nil
+			return st.Index, nil, nil
 		}
 		l.res.Steps = append(l.res.Steps, st)
 		eps /= 1000
 	}
-	if len(l.w) < l.opt.Heads {
-		return -1, l.fail(C1, "F is not linear in the features of the %d heads the odd part showed (of %d) near t = %.6g at any step (mismatches %.3g)",
-			len(l.w), l.opt.Heads, p.float(), mismatches)
-	}
-	return -1, l.fail(C2, "F is not linear near the single token at t = %.6g at any step (mismatches %.3g, shrinking like ε²): a unit invisible on single tokens, whose hyperplane holds every single token",
-		p.float(), mismatches)
+	return -1, mismatches, nil
 }
 
 // scan finds the kinks strictly between ta and tb, whose pieces ia and ib
@@ -212,9 +262,8 @@ func (l *learner) scan(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kin
 	a := l.a
 	la, lb := l.pieces[ia], l.pieces[ib]
 	dv := a.subVec(lb, la)
-	size := math.Max(maxAbs(la), maxAbs(lb))
-	if maxAbs(dv) <= l.unitTol()*math.Max(size, l.scale) {
-		return nil // the same piece: no unit toggles in between
+	if l.samePiece(ia, ib) {
+		return nil // no unit toggles in between
 	}
 	if depth > 64 || *solves > 8*(MaxUnits+1) {
 		return l.fail(C3, "the line scan did not close after %d local solves (depth %d) between t = %.6g and %.6g", *solves, depth, ta.float(), tb.float())
@@ -229,8 +278,7 @@ func (l *learner) scan(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kin
 	}
 	if inside && l.confirm(ta, la, cand, tb, lb) {
 		*kinks = append(*kinks, kink{t: cand, ia: ia, ib: ib, d: dv})
-		l.res.Kinks = append(l.res.Kinks, Kink{T: cand.float(), Left: ia, Right: ib, D: floats(dv), Unit: -1})
-		l.res.Steps = append(l.res.Steps, Step{Kind: KinkFound, T: cand.float(), First: l.calls, Index: len(l.res.Kinks) - 1, OK: true})
+		l.res.Steps = append(l.res.Steps, Step{Kind: KinkFound, T: cand.float(), First: l.calls, Index: -1, OK: true})
 		return nil
 	}
 	tm := cand
@@ -268,12 +316,14 @@ func (l *learner) midpoint(ta, tb tpos) tpos {
 
 // confirm queries one single token on each side of the candidate kink c
 // and reports whether each lies on its side's piece. The sides are at the
-// angles ±γ from c (tan γ = 10⁻⁴, shrunk until both lie inside (ta, tb)).
+// angles ±γ from c (tan γ = sideAngle, shrunk until both lie inside
+// (ta, tb)). Two kinks closer than γ pass as one; the hyperplane probe
+// catches that, and a local solve between them splits them.
 func (l *learner) confirm(ta tpos, la []*big.Float, c tpos, tb tpos, lb []*big.Float) bool {
 	a := l.a
 	sa, sb := l.blockSum(la), l.blockSum(lb)
 	one := a.f(1)
-	tau := a.f(1e-4)
+	tau := a.f(sideAngle)
 	for try := 0; try < 12; try++ {
 		// tan(θ ∓ γ) = (t ∓ τ)/(1 ± tτ).
 		left := tpos{t: a.quo(a.sub(c.t, tau), a.add(one, a.mul(c.t, tau)))}
@@ -317,13 +367,16 @@ func (l *learner) confirm(ta tpos, la []*big.Float, c tpos, tb tpos, lb []*big.F
 // kink's single-token normal σ until D·φ vanishes, no queries). There a
 // lone unit is off on both pieces, F = Λ_left·φ; two units sharing the
 // kink are on opposite sides of their own hyperplanes, and F differs.
-func (l *learner) hyperplanes(kinks []kink) error {
+func (l *learner) hyperplanes(kinks []kink) (bad int, mismatch, tolerance float64) {
 	a := l.a
 	sigmas := make([][]*big.Float, len(kinks))
 	for j, k := range kinks {
 		sigmas[j] = l.blockSum(k.d)
 	}
 	for j, k := range kinks {
+		if k.probed {
+			continue
+		}
 		x := l.token(k.t)
 		dist := 1.0
 		for i, s := range sigmas {
@@ -360,13 +413,20 @@ func (l *learner) hyperplanes(kinks []kink) error {
 		mis := l.rel(a.sub(f, pred))
 		tol := math.Max(l.pow10(sideSlack), l.pow10(6)*(eps2/l.minEps)*(eps2/l.minEps))
 		ok := mis <= tol && math.Abs(float(g1)) <= stop
-		l.res.Steps = append(l.res.Steps, Step{Kind: HyperplaneProbe, T: k.t.float(), First: first, Calls: 1, Index: j, Eps: eps2, Mismatch: mis, OK: ok})
+		l.res.Steps = append(l.res.Steps, Step{Kind: HyperplaneProbe, T: k.t.float(), First: first, Calls: 1, Index: -1, Eps: eps2, Mismatch: mis, OK: ok})
 		if !ok {
-			return l.fail(C2, "on the hyperplane of the kink at t = %.6g, F differs from both pieces by %.3g relative (tolerance %.3g): two units share its single-token hyperplane",
-				k.t.float(), mis, tol)
+			return j, mis, tol
 		}
+		kinks[j].probed = true
 	}
-	return nil
+	return -1, 0, 0
+}
+
+// samePiece reports whether pieces i and j are the same map.
+func (l *learner) samePiece(i, j int) bool {
+	li, lj := l.pieces[i], l.pieces[j]
+	size := math.Max(math.Max(maxAbs(li), maxAbs(lj)), l.scale)
+	return maxAbs(l.a.subVec(li, lj)) <= l.unitTol()*size
 }
 
 // assemble writes F = Λ₋·φ + Σ_j s_j ReLU(s_j D_j·φ), s_j = sign(σ_j·q),
@@ -443,7 +503,7 @@ func (l *learner) assemble(kinks []kink, lo int) {
 			eta = a.scaleVec(a.f(-1), eta)
 		}
 		net.Units = append(net.Units, CanonicalUnit{Sign: s, Eta: eta})
-		l.res.Kinks[j].Unit = j
+		l.res.Kinks = append(l.res.Kinks, Kink{T: k.t.float(), Left: k.ia, Right: k.ib, D: floats(k.d), Unit: j})
 		l.res.Steps = append(l.res.Steps, Step{Kind: UnitFound, T: k.t.float(), First: l.calls, Index: j, OK: true})
 	}
 	l.res.Net = net
