@@ -152,6 +152,10 @@ const (
 	// calls, F(X) and F(−X); Index is the query's index in
 	// Result.Heads.Trace.Queries.
 	HeadValue StepKind = iota
+	// ResidualValue is one value of G on copies of the zero token
+	// followed by z (phase A, residual networks only), which measures the
+	// residual's share of G before recovery runs: two oracle calls.
+	ResidualValue
 	// Probe is a local solve at T (phase B): Hd + 1 two-token queries per
 	// attempt at step Eps; Index is the piece it found (Result.Pieces), −1
 	// when it failed.
@@ -172,7 +176,7 @@ const (
 	SelfCheck
 )
 
-var stepNames = [...]string{"head value", "probe", "side", "kink", "hyperplane probe", "unit", "self-check"}
+var stepNames = [...]string{"head value", "residual value", "probe", "side", "kink", "hyperplane probe", "unit", "self-check"}
 
 // String returns the step kind's name.
 func (k StepKind) String() string {
@@ -246,6 +250,9 @@ type Result struct {
 	// decimal digits.
 	Precision uint
 	Digits    float64
+	// Omega is the residual's share ω of the odd part (ω·x_N), measured
+	// before recovery and subtracted from G; nil without the residual.
+	Omega []float64
 	// Folded says the linear part was folded into the units by the subset
 	// sum, so Net.Linear is zero; else Net.Linear holds it (a readout).
 	Folded bool
