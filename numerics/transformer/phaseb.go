@@ -212,7 +212,7 @@ func (l *learner) trySolve(p tpos) (int, []float64, error) {
 	eps := l.opt.step()
 	var mismatches []float64
 	for try := 0; try < 3; try++ {
-		if left := l.digits - 2*math.Log10(1/eps); left < unitDigits {
+		if left := l.digitsLeft(eps); left < unitDigits {
 			return -1, nil, l.fail(C4, "the local solve at t = %.6g needs ε = %.0e (check mismatches %.3g), which leaves %.1f digits < %d",
 				p.float(), eps, mismatches, left, unitDigits)
 		}
@@ -259,6 +259,12 @@ func (l *learner) trySolve(p tpos) (int, []float64, error) {
 // scan finds the kinks strictly between ta and tb, whose pieces ia and ib
 // are known, left to right (MATH.md §3.7, line scan).
 func (l *learner) scan(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kink, solves *int) error {
+	return l.scanFrom(ta, ia, tb, ib, depth, kinks, solves, true)
+}
+
+// scanFrom is scan; useCand false skips the candidate and solves at the
+// midpoint (the candidate is known to be an end).
+func (l *learner) scanFrom(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kink, solves *int, useCand bool) error {
 	a := l.a
 	la, lb := l.pieces[ia], l.pieces[ib]
 	dv := a.subVec(lb, la)
@@ -272,14 +278,23 @@ func (l *learner) scan(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kin
 	sq := a.dot(sigma, l.q)
 	inside := false
 	var cand tpos
-	if sq.Sign() != 0 {
+	if useCand && sq.Sign() != 0 {
 		cand = tpos{t: a.neg(a.quo(a.dot(sigma, l.p), sq))}
-		inside = less(ta, cand) && less(cand, tb)
+		inside = l.strictly(ta, cand, tb)
 	}
-	if inside && l.confirm(ta, la, cand, tb, lb) {
-		*kinks = append(*kinks, kink{t: cand, ia: ia, ib: ib, d: dv})
-		l.res.Steps = append(l.res.Steps, Step{Kind: KinkFound, T: cand.float(), First: l.calls, Index: -1, OK: true})
-		return nil
+	if inside {
+		left, right := l.confirm(ta, la, cand, tb, lb)
+		switch {
+		case left && right:
+			*kinks = append(*kinks, kink{t: cand, ia: ia, ib: ib, d: dv})
+			l.res.Steps = append(l.res.Steps, Step{Kind: KinkFound, T: cand.float(), First: l.calls, Index: -1, OK: true})
+			return nil
+		case left:
+			// The left piece reaches the candidate: the kinks lie beyond.
+			return l.scanFrom(cand, ia, tb, ib, depth+1, kinks, solves, false)
+		case right:
+			return l.scanFrom(ta, ia, cand, ib, depth+1, kinks, solves, false)
+		}
 	}
 	tm := cand
 	if !inside {
@@ -294,6 +309,22 @@ func (l *learner) scan(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[]kin
 		return err
 	}
 	return l.scan(tm, im, tb, ib, depth+1, kinks, solves)
+}
+
+// strictly reports ta < c < tb with c at least 10⁻⁹(1 + |c|) from a
+// finite end: a candidate that rounding puts a hair inside an interval
+// whose end it is must not be solved at again.
+func (l *learner) strictly(ta, c, tb tpos) bool {
+	if !less(ta, c) || !less(c, tb) {
+		return false
+	}
+	margin := 1e-9 * (1 + math.Abs(c.float()))
+	for _, e := range []tpos{ta, tb} {
+		if e.inf == 0 && math.Abs(float(l.a.sub(c.t, e.t))) <= margin {
+			return false
+		}
+	}
+	return true
 }
 
 // midpoint returns a point strictly between ta and tb: 0 between the two
@@ -319,43 +350,38 @@ func (l *learner) midpoint(ta, tb tpos) tpos {
 // angles ±γ from c (tan γ = sideAngle, shrunk until both lie inside
 // (ta, tb)). Two kinks closer than γ pass as one; the hyperplane probe
 // catches that, and a local solve between them splits them.
-func (l *learner) confirm(ta tpos, la []*big.Float, c tpos, tb tpos, lb []*big.Float) bool {
+func (l *learner) confirm(ta tpos, la []*big.Float, c tpos, tb tpos, lb []*big.Float) (left, right bool) {
 	a := l.a
 	sa, sb := l.blockSum(la), l.blockSum(lb)
 	one := a.f(1)
 	tau := a.f(sideAngle)
 	for try := 0; try < 12; try++ {
 		// tan(θ ∓ γ) = (t ∓ τ)/(1 ± tτ).
-		left := tpos{t: a.quo(a.sub(c.t, tau), a.add(one, a.mul(c.t, tau)))}
-		den := a.sub(one, a.mul(c.t, tau))
-		var right tpos
-		if den.Sign() > 0 {
-			right = tpos{t: a.quo(a.add(c.t, tau), den)}
-		}
 		lden := a.add(one, a.mul(c.t, tau))
-		if den.Sign() > 0 && lden.Sign() > 0 && less(ta, left) && less(left, c) && less(c, right) && less(right, tb) {
-			ok := true
-			for _, side := range []struct {
-				p tpos
-				s []*big.Float
-			}{{left, sa}, {right, sb}} {
-				x := l.token(side.p)
-				first := l.calls
-				f := l.query([][]*big.Float{x})
-				l.seen(f)
-				mis := l.rel(a.sub(f, a.dot(side.s, x)))
-				good := mis <= l.pow10(sideSlack)
-				l.res.Steps = append(l.res.Steps, Step{Kind: Side, T: side.p.float(), First: first, Calls: 1, Mismatch: mis, OK: good})
-				ok = ok && good
-				if !good {
-					break
-				}
+		rden := a.sub(one, a.mul(c.t, tau))
+		if lden.Sign() > 0 && rden.Sign() > 0 {
+			lp := tpos{t: a.quo(a.sub(c.t, tau), lden)}
+			rp := tpos{t: a.quo(a.add(c.t, tau), rden)}
+			if less(ta, lp) && less(lp, c) && less(c, rp) && less(rp, tb) {
+				return l.side(lp, sa), l.side(rp, sb)
 			}
-			return ok
 		}
 		tau.Quo(tau, a.f(10))
 	}
-	return false
+	return false, false
+}
+
+// side queries the single token at p and reports whether it lies on the
+// line of the piece whose single-token view is s.
+func (l *learner) side(p tpos, s []*big.Float) bool {
+	x := l.token(p)
+	first := l.calls
+	f := l.query([][]*big.Float{x})
+	l.seen(f)
+	mis := l.rel(l.a.sub(f, l.a.dot(s, x)))
+	good := mis <= l.pow10(sideSlack)
+	l.res.Steps = append(l.res.Steps, Step{Kind: Side, T: p.float(), First: first, Calls: 1, Mismatch: mis, OK: good})
+	return good
 }
 
 // hyperplanes rules out two units sharing a kink's single-token

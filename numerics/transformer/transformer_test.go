@@ -27,12 +27,9 @@ func heldOutRuns() int {
 	return 100
 }
 
-// heldOutShape is the shape of held-out network i: d ∈ {2, 3}, H ∈ {1, 2},
-// K ∈ 2…5, m ∈ {d, d+1}, every combination in turn.
-func heldOutShape(i int) Shape {
-	d := 2 + i%2
-	return Shape{Heads: 1 + i/2%2, Width: d, Dim: d + i/4%2, Units: 2 + i/8%4}
-}
+// heldOutShape is the shape of held-out network i: the family of
+// FamilyShape.
+func heldOutShape(i int) Shape { return FamilyShape(i) }
 
 // learnNet runs Learn on n's oracle with the options for its shape.
 func learnNet(t *testing.T, n Network, seed uint64, prec uint) (Result, *Oracle, error) {
