@@ -52,14 +52,15 @@ func TestGolden(t *testing.T) {
 			d.Add(k.T, float64(k.Left), float64(k.Right), float64(k.Unit))
 			d.Add(k.D...)
 		}
+		// The network at full precision, every bit.
 		for _, u := range res.Net.Units {
 			d.Add(float64(u.Sign))
-			d.Add(floats(u.Eta)...)
+			d.AddBig(u.Eta...)
 		}
-		d.Add(floats(res.Net.Linear)...)
+		d.AddBig(res.Net.Linear...)
 		for _, w := range res.Net.Heads {
 			for _, row := range w {
-				d.Add(floats(row)...)
+				d.AddBig(row...)
 			}
 		}
 	}
