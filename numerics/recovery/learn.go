@@ -22,20 +22,30 @@ const (
 // makes the queries of opt.Mode's schedule, fits and labels every rational
 // function, and fits all heads to every answer. On success the Result holds
 // the canonical layer with its self-check; when the answers cannot be
-// resolved in float64 it returns an *Error naming the rational function,
-// the queries and the reason, together with a Result holding the trace so
-// far (and no layer).
+// resolved in float64, or the recovered layer does not reproduce them, it
+// returns an *Error naming the rational function, the queries and the
+// reason, together with a Result holding the trace so far (and no layer).
+// Learn is float64 (opt.Precision = 0); LearnBig is the same run in
+// extended precision.
 func Learn(o Oracle, opt Options) (Result, error) {
-	return learn(o, opt, nil)
+	if opt.Precision > 0 {
+		return Result{}, fmt.Errorf("recovery: precision %d bits needs LearnBig and a BigOracle (Learn is float64)", opt.Precision)
+	}
+	if o == nil {
+		return Result{}, fmt.Errorf("recovery: nil oracle")
+	}
+	return learn(source{f: o}, opt, nil)
 }
 
-// learn is Learn with a pause called at every checkpoint of the run (nil:
-// none); the pause changes no number.
-func learn(o Oracle, opt Options, pause func(*learner)) (Result, error) {
+// learn is Learn or LearnBig with a pause called at every checkpoint of
+// the run (nil: none); the pause changes no number. Both precisions share
+// the schedule, the bookkeeping of the trace and the final checks; they
+// differ in how the RFs are fitted and labelled (learnFloat, learnPlain).
+func learn(o source, opt Options, pause func(*learner)) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
-	if o == nil {
+	if (opt.Precision == 0 && o.f == nil) || (opt.Precision > 0 && o.big == nil) {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
 	l := newLearner(o, opt)
@@ -43,13 +53,25 @@ func learn(o Oracle, opt Options, pause func(*learner)) (Result, error) {
 	if err := l.schedule(); err != nil {
 		return l.res, err
 	}
+	if l.x != nil {
+		return l.learnPlain()
+	}
+	return l.learnFloat()
+}
+
+// learnFloat is the float64 pipeline after the queries (MATH.md §4): the
+// RFs on z_1 labelled through their links, the other columns labelled by
+// the known values, and a global fit of all heads to every answer.
+func (l *learner) learnFloat() (Result, error) {
 	t, err := l.learnColumnOne()
 	if err != nil {
 		return l.res, err
 	}
 	if t.H == 0 {
-		// Every RF on z_1 is constant: no head is visible.
-		return l.finish(t, nil)
+		// Every RF on z_1 is constant: no head is visible. The empty layer
+		// must still explain every answer.
+		sv := l.newSolver(l.queryRows(), make([]bool, len(t.x)), 0)
+		return l.finish(t, &fitStats{chi2: sv.cost(t), rows: len(sv.rows)}, nil)
 	}
 	l.stage = stageColumns
 	for j := 1; j < l.d; j++ {
@@ -66,18 +88,27 @@ func learn(o Oracle, opt Options, pause func(*learner)) (Result, error) {
 	}
 	sv := l.newSolver(l.queryRows(), free, t.H)
 	t, chi2 := sv.fit(t, 100)
-	return l.finish(t, &fitStats{chi2: chi2, vars: sv.variances(t), rows: len(sv.rows)})
+	return l.finish(t, &fitStats{chi2: chi2, vars: sv.variances(t), rows: len(sv.rows)}, nil)
 }
 
+// fitStats is what the self-check of a run needs: the weighted sum of
+// squared residuals of the answers under the noise model (chi2) and their
+// number (rows), with either the global fit's variances of every
+// parameter (vars, float64) or an estimate of the largest relative error
+// of a head (est, extended precision).
 type fitStats struct {
 	chi2 float64
 	vars []float64
 	rows int
+	est  float64
 }
 
-// finish builds the layer from the parameters, runs the self-checks and
-// completes the trace.
-func (l *learner) finish(t theta, st *fitStats) (Result, error) {
+// finish builds the layer from the parameters, checks it against every
+// answer it was learned from (a layer that does not reproduce them is an
+// error, whatever the pipeline concluded on the way) and against the
+// estimated error, and completes the trace. big, in extended precision,
+// holds the heads at the working precision in the order of t.
+func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 	d, hc := l.d, t.H
 	layer := make(attention.Layer, hc)
 	est := 0.0
@@ -102,8 +133,19 @@ func (l *learner) finish(t theta, st *fitStats) (Result, error) {
 			}
 			v.SetVec(x, acc/l.c)
 		}
+		if big != nil {
+			// The float64 layer is the rounding of the extended one.
+			for x := 0; x < d; x++ {
+				for y := 0; y < d; y++ {
+					f, _ := big[h].W[x][y].Float64()
+					w.Set(x, y, f)
+				}
+				f, _ := big[h].V[x].Float64()
+				v.SetVec(x, f)
+			}
+		}
 		layer[h] = attention.Head{W: w, V: v}
-		if st != nil {
+		if st.vars != nil {
 			var vw, vv float64
 			for a := 0; a < d; a++ {
 				for b := 0; b < d; b++ {
@@ -148,31 +190,49 @@ func (l *learner) finish(t theta, st *fitStats) (Result, error) {
 		}
 	}
 	l.res.Heads = hc
-	if st != nil {
-		dof := max(1, st.rows-len(t.x))
-		l.res.Residual = math.Sqrt(st.chi2 / float64(dof))
-		if math.IsNaN(l.res.Residual) {
-			l.res.Residual = math.Inf(1)
+	if st.vars == nil {
+		est = st.est
+	}
+	dof := max(1, st.rows-len(t.x))
+	l.res.Residual = math.Sqrt(st.chi2 / float64(dof))
+	if math.IsNaN(l.res.Residual) {
+		l.res.Residual = math.Inf(1)
+	}
+	if math.IsNaN(est) {
+		est = math.Inf(1)
+	}
+	l.res.Estimate = est
+	limit := exactResidualLimit
+	if l.opt.Tolerance > 0 {
+		limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
+	}
+	if !(l.res.Residual <= limit) {
+		reason := fmt.Sprintf("self-check failed: the %d recovered heads do not reproduce the answers they were learned from (residuals %.3g times the noise model, limit %.3g)", hc, l.res.Residual, limit)
+		if hc == 0 {
+			reason = fmt.Sprintf("self-check failed: no head is visible, yet the answers are not those of an empty layer (residuals %.3g times the noise model, limit %.3g): no attention layer explains them", l.res.Residual, limit)
 		}
-		if math.IsNaN(est) {
-			est = math.Inf(1)
-		}
-		l.res.Estimate = est
-		limit := exactResidualLimit
-		if l.opt.Tolerance > 0 {
-			limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
-		}
-		if !(l.res.Residual <= limit) {
-			return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
-				Reason: fmt.Sprintf("self-check failed: the %d recovered heads leave residuals %.3g times the noise model (limit %.3g)", hc, l.res.Residual, limit)}
-		}
-		if !(est <= l.opt.maxError()) {
-			return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
-				Reason: fmt.Sprintf("estimated relative error %.3g exceeds %.3g: the answers do not determine the heads in float64", est, l.opt.maxError())}
-		}
+		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1, Reason: reason}
+	}
+	if !(est <= l.opt.maxError()) {
+		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
+			Reason: fmt.Sprintf("estimated relative error %.3g exceeds %.3g: the answers do not determine the heads %s", est, l.opt.maxError(), l.precisionName())}
 	}
 	l.res.Layer = sortedLayer
+	if big != nil {
+		l.res.BigLayer = make([]BigHead, hc)
+		for k, h := range order {
+			l.res.BigLayer[k] = big[h]
+		}
+	}
 	return l.res, nil
+}
+
+// precisionName is "in float64" or "at N bits", for messages.
+func (l *learner) precisionName() string {
+	if l.opt.Precision > 0 {
+		return fmt.Sprintf("at %d bits", l.opt.Precision)
+	}
+	return "in float64"
 }
 
 func maxAbs(x []float64) float64 {

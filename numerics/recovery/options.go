@@ -7,10 +7,11 @@ import (
 
 // Limits on the problem sizes Learn accepts. A run costs about H²d³
 // (the fits of the d columns); H = 4, d = 16 takes a few seconds natively,
-// and float64 resolves few runs beyond H = 5 (see cmd/accuracy).
+// and float64 resolves few runs beyond H = 5 (see cmd/accuracy): extended
+// precision (Options.Precision) goes to MaxHeadsExtended.
 const (
 	MaxWidth = 32 // largest token width d
-	MaxHeads = 8  // largest number of heads H (or bound H0)
+	MaxHeads = 8  // largest number of heads H (or bound H0) in float64
 )
 
 // Mode selects the query schedule.
@@ -67,6 +68,12 @@ type Options struct {
 	// Learn returns as a success; above it Learn reports the run as
 	// unresolvable. Zero means 1e-4.
 	MaxError float64
+	// Precision is 0 for float64 (the fast default), else the big.Float
+	// mantissa bits of the whole pipeline, MinPrecision…MaxPrecision: the
+	// oracle's answers, the rational fits, the matching, the solves for
+	// W_h and v_h and the self-check (LearnBig). Heads may then go up to
+	// MaxHeadsExtended.
+	Precision uint
 }
 
 // DefaultOptions returns the options for H heads of width d: paper mode,
@@ -75,12 +82,25 @@ func DefaultOptions(H, d int) Options {
 	return Options{Width: d, Heads: H, Mode: Paper, Seed: 1}
 }
 
+// maxHeads is the largest H the options' precision accepts.
+func (o Options) maxHeads() int {
+	if o.Precision > 0 {
+		return MaxHeadsExtended
+	}
+	return MaxHeads
+}
+
 func (o Options) validate() error {
 	switch {
 	case o.Width < 1 || o.Width > MaxWidth:
 		return fmt.Errorf("recovery: width %d outside 1…%d", o.Width, MaxWidth)
-	case o.Heads < 1 || o.Heads > MaxHeads:
-		return fmt.Errorf("recovery: %d heads outside 1…%d", o.Heads, MaxHeads)
+	case o.Precision != 0 && (o.Precision < MinPrecision || o.Precision > MaxPrecision):
+		return fmt.Errorf("recovery: precision %d bits outside %d…%d (or 0 for float64)", o.Precision, MinPrecision, MaxPrecision)
+	case o.Heads < 1 || o.Heads > o.maxHeads():
+		if o.Precision == 0 && o.Heads > MaxHeads && o.Heads <= MaxHeadsExtended {
+			return fmt.Errorf("recovery: %d heads outside 1…%d in float64; extended precision (Options.Precision > 0) goes to %d", o.Heads, MaxHeads, MaxHeadsExtended)
+		}
+		return fmt.Errorf("recovery: %d heads outside 1…%d", o.Heads, o.maxHeads())
 	case o.Mode != Paper && o.Mode != Economy:
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:

@@ -57,7 +57,7 @@ func TestModelMatchesLayer(t *testing.T) {
 	const H, d = 2, 3
 	layer := attention.Random(H, d, 5)
 	opt := DefaultOptions(H, d)
-	l := newLearner(LayerOracle(layer, 0, 1), opt)
+	l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
 	if err := l.schedule(); err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func fallbackCase() (attention.Layer, Options) {
 	opt := DefaultOptions(H, d)
 	opt.Mode = Economy
 	opt.Seed = 9
-	u := newLearner(nil, opt).u[1]
+	u := newLearner(source{}, opt).u[1]
 	layer := attention.Random(H, d, 90)
 	// v_2 = v_1 + w with w ⟂ u_2: equal fingerprints in row 2.
 	rng := rand.New(rand.NewPCG(4, 4))

@@ -36,6 +36,21 @@ type Run struct {
 // Start prepares a run of Learn(o, opt); nothing is computed before the
 // first Step.
 func Start(o Oracle, opt Options) *Run {
+	if opt.Precision > 0 {
+		return start(source{}, opt, fmt.Errorf("recovery: precision %d bits needs StartBig and a BigOracle", opt.Precision))
+	}
+	return start(source{f: o}, opt, nil)
+}
+
+// StartBig prepares a run of LearnBig(o, opt).
+func StartBig(o BigOracle, opt Options) *Run {
+	if opt.Precision == 0 {
+		return start(source{}, opt, fmt.Errorf("recovery: StartBig needs Options.Precision > 0"))
+	}
+	return start(source{big: o}, opt, nil)
+}
+
+func start(o source, opt Options, bad error) *Run {
 	r := &Run{prog: Progress{Width: opt.Width}}
 	if opt.validate() == nil {
 		r.prog.Planned = plannedQueries(opt)
@@ -51,6 +66,10 @@ func Start(o Oracle, opt Options) *Run {
 				}
 			}
 		}()
+		if bad != nil {
+			r.err = bad
+			return
+		}
 		r.res, r.err = learn(o, opt, func(l *learner) {
 			if time.Since(r.start) < r.budget {
 				return

@@ -12,8 +12,9 @@ import (
 
 // learner is the state of one Learn run.
 type learner struct {
-	o    Oracle
+	o    source
 	opt  Options
+	x    *ext // the extended-precision numbers, nil in float64
 	d    int
 	h0   int     // Heads: H or the bound H0
 	c    float64 // scale of u in a = z − c·u
@@ -70,13 +71,21 @@ func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
 	return q
 }
 
-func newLearner(o Oracle, opt Options) *learner {
+func newLearner(o source, opt Options) *learner {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
 	l := &learner{o: o, opt: opt, d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
 	l.planned = plannedQueries(opt)
-	l.c = opt.spread() * math.Sqrt(float64(l.d))
-	l.u = orthonormalBasis(l.d, rng)
-	l.z = orthonormalBasis(l.d, rng)
+	if opt.Precision > 0 {
+		// The same draws, orthonormalised at the working precision; the
+		// float64 bases are their roundings.
+		l.x = newExt(opt, rng)
+		l.c, _ = l.x.c.Float64()
+		l.u, l.z = roundAll(l.x.u), roundAll(l.x.z)
+	} else {
+		l.c = opt.spread() * math.Sqrt(float64(l.d))
+		l.u = orthonormalBasis(l.d, rng)
+		l.z = orthonormalBasis(l.d, rng)
+	}
 	l.res.Scale = l.c
 	l.res.U = mat.NewDense(l.d, l.d, nil)
 	l.res.Z = mat.NewDense(l.d, l.d, nil)
@@ -115,6 +124,10 @@ func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
 		}
 	}
 	l.specs = append(l.specs, &spec{alpha: alpha, beta: beta, uz: uz})
+	if l.x != nil {
+		l.x.addRF(alpha, beta)
+		a, z = roundVec(l.x.tokA[len(l.x.tokA)-1]), roundVec(l.x.tokZ[len(l.x.tokZ)-1])
+	}
 	l.res.Trace.RFs = append(l.res.Trace.RFs, RF{
 		Kind: kind, I: i, J: j,
 		UIndex: append([]int(nil), alpha...), ZIndex: append([]int(nil), beta...),
@@ -127,8 +140,12 @@ func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
 // it as that RF's next sample.
 func (l *learner) ask(k, n int) error {
 	rf := &l.res.Trace.RFs[k]
-	x := sequence(rf.A, rf.Z, n)
-	y := l.o(x)
+	var y float64
+	if l.x != nil {
+		y = l.x.ask(l.o.big, k, n)
+	} else {
+		y = l.o.f(sequence(rf.A, rf.Z, n))
+	}
 	q := len(l.ans)
 	if math.IsNaN(y) || math.IsInf(y, 0) {
 		return &Error{RF: k, Name: rf.Name(), First: q, Last: q, Reason: fmt.Sprintf("oracle answered %v on %d tokens", y, n+1)}

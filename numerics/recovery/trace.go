@@ -110,18 +110,28 @@ type Result struct {
 	Scale float64
 	U, Z  *mat.Dense
 
-	// Residual is the self-check: the RMS of the global fit's residuals in
-	// units of the noise model (about 1 for a consistent run, far more when
-	// the recovered layer does not explain the answers).
+	// Residual is the self-check: the RMS of the residuals of every answer
+	// under the recovered layer in units of the noise model (about 1 for a
+	// consistent run, far more when the layer does not explain the
+	// answers). In extended precision the noise model is relative
+	// max(Tolerance, 2^(−Precision/2)).
 	Residual float64
-	// Estimate is the estimated largest relative error of a head's W or v
-	// (first order, from the global fit's covariance).
+	// Estimate is the estimated largest relative error of a head's W or v:
+	// in float64 first order, from the global fit's covariance; in extended
+	// precision the largest disagreement between an RF's own fit and what
+	// the recovered heads predict for it.
 	Estimate float64
 	// Cond is the largest condition number among the RF fits (each RF's
-	// own is in its Fit).
+	// own is in its Fit); 0 in extended precision, whose linear fits do
+	// not estimate it (Estimate measures the run's error there).
 	Cond float64
 	// Heads is the number of canonical heads found (len(Layer) on success).
 	Heads int
+
+	// BigLayer holds, in extended precision (Options.Precision > 0) only,
+	// the canonical heads at the working precision in the order of Layer
+	// (which is its rounding).
+	BigLayer []BigHead
 }
 
 // Step returns the RF and sample index of query k (0-based).

@@ -1,0 +1,153 @@
+package recovery
+
+import (
+	"fmt"
+	"math/big"
+
+	"headlab/numerics/attention"
+	"headlab/numerics/internal/bigmath"
+)
+
+// Limits of the extended precision (Options.Precision, in bits of the
+// big.Float mantissa) and the number of heads it accepts.
+const (
+	MinPrecision     = 64
+	MaxPrecision     = bigmath.MaxPrecision
+	MaxHeadsExtended = 12 // largest H (or H0) when Options.Precision > 0
+)
+
+// BigOracle answers a value query in extended precision: X[i] is token i
+// (of length d), the last token the query, every entry at the run's
+// precision, and the answer is at that precision. The learner passes the
+// same slice for repeated tokens and never modifies X; the oracle must not
+// either.
+type BigOracle func(X [][]*big.Float) *big.Float
+
+// BigHead is one canonical head at the working precision.
+type BigHead struct {
+	W [][]*big.Float // d×d, W[i][j]
+	V []*big.Float   // d
+}
+
+// BigLayerOracle returns the exact oracle of a float64 layer evaluated at
+// prec bits (MATH.md §1): every score, exponential and sum rounded to prec
+// bits, the softmax in its stable form. Equal tokens of a query (the copies
+// of a token, passed as one slice) share their score and exponential, so an
+// n-copy query costs one Exp per head. The oracle is safe for concurrent
+// use.
+func BigLayerOracle(l attention.Layer, prec uint) BigOracle {
+	d := l.Width()
+	type head struct {
+		w [][]*big.Float
+		v []*big.Float
+	}
+	hs := make([]head, len(l))
+	for h, hd := range l {
+		hs[h].w = make([][]*big.Float, d)
+		hs[h].v = make([]*big.Float, d)
+		for i := 0; i < d; i++ {
+			hs[h].w[i] = make([]*big.Float, d)
+			for j := 0; j < d; j++ {
+				hs[h].w[i][j] = new(big.Float).SetPrec(prec).SetFloat64(hd.W.At(i, j))
+			}
+			hs[h].v[i] = new(big.Float).SetPrec(prec).SetFloat64(hd.V.AtVec(i))
+		}
+	}
+	return func(X [][]*big.Float) *big.Float {
+		out := new(big.Float).SetPrec(prec)
+		N := len(X)
+		if N == 0 {
+			return out
+		}
+		q := X[N-1]
+		// Distinct tokens (by identity, then by value) and their counts.
+		var tok [][]*big.Float
+		var cnt []int64
+	next:
+		for _, x := range X {
+			for k, t := range tok {
+				if sameToken(t, x) {
+					cnt[k]++
+					continue next
+				}
+			}
+			tok, cnt = append(tok, x), append(cnt, 1)
+		}
+		wq := make([]*big.Float, d)
+		s := make([]*big.Float, len(tok))
+		vx := make([]*big.Float, len(tok))
+		t := new(big.Float).SetPrec(prec)
+		num := new(big.Float).SetPrec(prec)
+		den := new(big.Float).SetPrec(prec)
+		e := new(big.Float).SetPrec(prec)
+		for _, hd := range hs {
+			for i := 0; i < d; i++ {
+				wq[i] = dot(prec, hd.w[i], q)
+			}
+			m := -1
+			for k, x := range tok {
+				s[k] = dot(prec, x, wq)
+				vx[k] = dot(prec, hd.v, x)
+				if m < 0 || s[k].Cmp(s[m]) > 0 {
+					m = k
+				}
+			}
+			num.SetInt64(0)
+			den.SetInt64(0)
+			for k := range tok {
+				if k == m {
+					e.SetInt64(1)
+				} else {
+					bigmath.Exp(e, t.Sub(s[k], s[m]))
+				}
+				e.Mul(e, t.SetInt64(cnt[k]))
+				den.Add(den, e)
+				num.Add(num, e.Mul(e, vx[k]))
+			}
+			out.Add(out, num.Quo(num, den))
+		}
+		return out
+	}
+}
+
+// sameToken reports whether two tokens are equal (the same slice, or equal
+// entries).
+func sameToken(a, b []*big.Float) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) > 0 && &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i].Cmp(b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// dot returns Σ a_i b_i rounded at every step to prec bits.
+func dot(prec uint, a, b []*big.Float) *big.Float {
+	acc := new(big.Float).SetPrec(prec)
+	t := new(big.Float).SetPrec(prec)
+	for i := range a {
+		acc.Add(acc, t.Mul(a[i], b[i]))
+	}
+	return acc
+}
+
+// LearnBig is Learn in extended precision: opt.Precision > 0 is required,
+// and the oracle answers at that precision. It returns the same Result as
+// Learn (the float64 Layer, the trace, the counts) plus BigLayer, the heads
+// at the working precision; when the answers cannot be resolved at that
+// precision it returns an *Error, as Learn does.
+func LearnBig(o BigOracle, opt Options) (Result, error) {
+	if opt.Precision == 0 {
+		return Result{}, fmt.Errorf("recovery: LearnBig needs Options.Precision > 0 (0 is float64: use Learn)")
+	}
+	if o == nil {
+		return Result{}, fmt.Errorf("recovery: nil oracle")
+	}
+	return learn(source{big: o}, opt, nil)
+}

@@ -1,0 +1,431 @@
+package recovery
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"headlab/numerics/internal/bigmath"
+	"headlab/numerics/rational"
+)
+
+// In extended precision the learner runs the plain pipeline of MATH.md
+// §3.3: every RF fitted on its own by the linearised interpolation
+// (rational.FitBig), its poles labelled by an assignment, P_h and r_h read
+// off the labelled measurements, and W_h, v_h solved from them; no global
+// fit (§4: at 80 digits this alone gives errors below 1e-68). The schedule,
+// the trace, the labels' bookkeeping and the final checks (finish) are the
+// float64 run's; the labelling decisions are made on float64 roundings of
+// the extended numbers, which separate the right labelling from its rivals
+// by many orders of magnitude whenever the precision suffices, and the
+// run is flagged when they do not.
+
+// matchTolerance is the largest disagreement, in p and in r relative to
+// the values' scale, between the poles an RF shows and those its labelling
+// predicts; every rival labelling must miss by ambiguity times more (and
+// by more than matchTolerance), or the run is unresolved at this precision.
+const matchTolerance = 1e-6
+
+// bigFit is an RF's own fit in extended precision: per pole p = log ρ and
+// r = R/ρ, with their float64 roundings.
+type bigFit struct {
+	p, r   []*big.Float
+	pf, rf []float64
+}
+
+// epsX is the noise model's relative accuracy in extended precision:
+// half the working digits, or the oracle's stated accuracy if coarser.
+func (l *learner) epsX() float64 {
+	return math.Max(l.opt.Tolerance, math.Ldexp(1, -int(l.x.prec/2)))
+}
+
+// fitBig fits RF k with rational.FitBig and records the fit in the trace:
+// with upper, the fewest poles up to h that explain its samples, else
+// exactly h; with c non-nil the constant C = c is known and f0 = F(0) is
+// an extra sample (checked, not interpolated).
+func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error) {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	n := append([]float64(nil), rf.N...)
+	f := make([]*big.Float, len(n))
+	for s, q := range rf.Query {
+		f[s] = x.ans[q]
+	}
+	opt := rational.BigOptions{Poles: h, UpperBound: upper, Prec: x.prec,
+		Tolerance: math.Min(1e-8, 1e6*l.epsX())}
+	if c != nil {
+		opt.KnownC, opt.C = true, c
+		if f0 != nil {
+			n, f = append(n, 0), append(f, f0)
+		}
+	}
+	res, err := rational.FitBig(n, f, opt)
+	l.tick()
+	rf.KnownC, rf.C, rf.Heads = c != nil, 0, nil
+	if c != nil {
+		rf.C, _ = c.Float64()
+	}
+	if err != nil {
+		rf.Fit, rf.P, rf.R = rational.Result{}, nil, nil
+		return nil, err
+	}
+	bf := &bigFit{}
+	for i, rho := range res.Poles {
+		p := bigmath.Log(x.num(), rho)
+		r := x.num().Quo(res.Residues[i], rho)
+		pf, _ := p.Float64()
+		rr, _ := r.Float64()
+		bf.p, bf.r = append(bf.p, p), append(bf.r, r)
+		bf.pf, bf.rf = append(bf.pf, pf), append(bf.rf, rr)
+	}
+	rf.Fit, rf.P, rf.R = res.Float64(), bf.pf, bf.rf
+	x.fits[k] = bf
+	return bf, nil
+}
+
+// decide returns the assignment of heads to poles (perm[h] = pole) that
+// minimises the misfit of the predictions, given the cost of each pairing,
+// with the misfit of the best labelling (the largest cost it pays) and of
+// its best rival (a transposition of it, the labellings it could be
+// confused with).
+func decide(cost [][]float64) (perm []int, miss, rival float64) {
+	perm = hungarian(cost)
+	worst := func(p []int) float64 {
+		var w float64
+		for h, b := range p {
+			w = math.Max(w, cost[h][b])
+		}
+		if math.IsNaN(w) {
+			return math.Inf(1)
+		}
+		return w
+	}
+	miss, rival = worst(perm), math.Inf(1)
+	for a := range perm {
+		for b := a + 1; b < len(perm); b++ {
+			q := append([]int(nil), perm...)
+			q[a], q[b] = q[b], q[a]
+			rival = math.Min(rival, worst(q))
+		}
+	}
+	return perm, miss, rival
+}
+
+// decided reports whether a labelling with the given misfit and rival is
+// accepted.
+func decidedPlain(miss, rival float64) bool {
+	return miss <= matchTolerance && rival > math.Max(ambiguity*miss, matchTolerance)
+}
+
+// learnPlain is the extended-precision pipeline after the queries.
+func (l *learner) learnPlain() (Result, error) {
+	x, d := l.x, l.d
+	l.stage = stageColumnOne
+	// The number of canonical heads: the most poles any RF on z_1 shows.
+	hc := 0
+	for _, k := range l.first {
+		bf, err := l.fitBig(k, l.h0, true, nil, nil)
+		if err != nil {
+			return l.res, l.fail(k, fmt.Sprintf("cannot be fitted with at most %d poles %s", l.h0, l.precisionName()), err)
+		}
+		hc = max(hc, len(bf.p))
+	}
+	x.P = make([][][]*big.Float, hc)
+	x.R = make([][]*big.Float, hc)
+	for h := range x.P {
+		x.P[h] = make([][]*big.Float, d)
+		for a := range x.P[h] {
+			x.P[h][a] = make([]*big.Float, d)
+		}
+		x.R[h] = make([]*big.Float, d)
+	}
+	if hc > 0 {
+		if err := l.plainColumnOne(hc); err != nil {
+			return l.res, err
+		}
+		l.columns = 1
+		l.stage = stageColumns
+		for j := 1; j < d; j++ {
+			if err := l.plainColumn(hc, j); err != nil {
+				return l.res, err
+			}
+			l.columns++
+			l.tick()
+		}
+	}
+	l.stage = stageFinal
+	return l.finishPlain(hc)
+}
+
+// plainColumnOne labels the RFs on z_1: M_11's poles name the heads, and
+// each M_i1 is labelled through its link RF(z_1, u_1+u_i), whose poles are
+// at p(M_11) + p(M_i1) with values r(M_11) + r(M_i1) (MATH.md §3.3).
+func (l *learner) plainColumnOne(hc int) error {
+	x := l.x
+	fits := make([]*bigFit, len(l.first))
+	for i, k := range l.first {
+		bf := x.fits[k]
+		if len(bf.p) != hc {
+			var err error
+			if bf, err = l.fitBig(k, hc, false, nil, nil); err != nil {
+				return l.fail(k, fmt.Sprintf("does not show all %d heads %s", hc, l.precisionName()), err)
+			}
+		}
+		fits[i] = bf
+	}
+	m11 := fits[0]
+	var rs float64
+	for h := 0; h < hc; h++ {
+		x.P[h][0][0], x.R[h][0] = m11.p[h], m11.r[h]
+		rs = math.Max(rs, math.Abs(m11.rf[h]))
+	}
+	if rs == 0 {
+		rs = 1
+	}
+	rf11 := &l.res.Trace.RFs[l.first[0]]
+	rf11.Heads = make([]int, hc)
+	for h := range rf11.Heads {
+		rf11.Heads[h] = h
+	}
+	dist := func(p1, r1, p2, r2 float64) float64 { return math.Abs(p1-p2) + math.Abs(r1-r2)/rs }
+	for i := 1; i < l.d; i++ {
+		km, kl := l.first[2*i-1], l.first[2*i]
+		fm, fl := fits[2*i-1], fits[2*i]
+		// cost[h][b]: head h takes pole b of M_i1; the link must then show
+		// a pole at the sums.
+		cost := make([][]float64, hc)
+		for h := range cost {
+			cost[h] = make([]float64, hc)
+			for b := range cost[h] {
+				best := math.Inf(1)
+				for q := 0; q < hc; q++ {
+					best = math.Min(best, dist(m11.pf[h]+fm.pf[b], m11.rf[h]+fm.rf[b], fl.pf[q], fl.rf[q]))
+				}
+				cost[h][b] = best
+			}
+		}
+		perm, miss, rival := decide(cost)
+		if !decidedPlain(miss, rival) {
+			return l.fail(kl, fmt.Sprintf("cannot label the heads of %s %s: the best labelling misses its link by %.3g, the rival by %.3g", l.res.Trace.RFs[km].Name(), l.precisionName(), miss, rival), nil)
+		}
+		for h, b := range perm {
+			x.P[h][i][0], x.R[h][i] = fm.p[b], fm.r[b]
+		}
+		l.res.Trace.RFs[km].Heads = inverse(perm)
+		l.labelByModel(kl, hc, rs)
+		l.links++
+	}
+	return nil
+}
+
+// inverse returns the pole → head labels of an assignment head → pole.
+func inverse(perm []int) []int {
+	out := make([]int, len(perm))
+	for h, b := range perm {
+		out[b] = h
+	}
+	return out
+}
+
+// modelTerms returns, at the working precision, p_h, r_h(u) and v_h·z of
+// RF k for every head from the heads as far as they are known (MATH.md
+// §3.3: p_h = Σ P_h[a][b] over a ∈ α, b ∈ β; r_h(u) = Σ r_h[a];
+// v_h·z = r_hᵀ(Uᵀz)/c); entries not yet known count as 0.
+func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
+	x, s := l.x, l.specs[k]
+	t := x.num()
+	for h := 0; h < hc; h++ {
+		ph, rh, v := x.num(), x.num(), x.num()
+		for _, a := range s.alpha {
+			for _, b := range s.beta {
+				if x.P[h][a][b] != nil {
+					ph.Add(ph, x.P[h][a][b])
+				}
+			}
+			if x.R[h][a] != nil {
+				rh.Add(rh, x.R[h][a])
+			}
+		}
+		for kk := range x.uz[k] {
+			if x.R[h][kk] != nil {
+				v.Add(v, t.Mul(x.R[h][kk], x.uz[k][kk]))
+			}
+		}
+		v.Quo(v, x.c)
+		p, r, vz = append(p, ph), append(r, rh), append(vz, v)
+	}
+	return p, r, vz
+}
+
+// labelByModel labels RF k's fitted poles with the heads whose predicted
+// (p, r) are nearest, for the trace.
+func (l *learner) labelByModel(k, hc int, rs float64) {
+	p, r, _ := l.modelTerms(k, hc)
+	rf := &l.res.Trace.RFs[k]
+	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) {
+		pf, _ := p[h].Float64()
+		rf, _ := r[h].Float64()
+		return pf, rf
+	}, hc, rs)
+}
+
+// plainColumn learns column j of every P_h from the RFs on z_j. With every
+// r_h and V known, each RF's constant C = V·a and F(0) = V·z are known, so
+// its fit needs 2H samples and checks one more, and its poles are labelled
+// by their values r_h(u), which the heads' r_h predict (MATH.md §4, "learn
+// v first"). The measurements give P_h[i][j]; the links (paper mode) are
+// checks.
+func (l *learner) plainColumn(hc, j int) error {
+	x := l.x
+	var rs float64
+	for h := 0; h < hc; h++ {
+		for a := 0; a < l.d; a++ {
+			v, _ := x.R[h][a].Float64()
+			rs = math.Max(rs, math.Abs(v))
+		}
+	}
+	if rs == 0 {
+		rs = 1
+	}
+	// Measurements first: a link's check needs the measurements' values.
+	for pass := 0; pass < 2; pass++ {
+		for _, k := range l.cols[j] {
+			rf := &l.res.Trace.RFs[k]
+			if (rf.Kind == Measurement) != (pass == 0) {
+				continue
+			}
+			_, r, vz := l.modelTerms(k, hc)
+			f0, sr := x.num(), x.num()
+			for h := 0; h < hc; h++ {
+				f0.Add(f0, vz[h])
+				sr.Add(sr, r[h])
+			}
+			c := x.num().Sub(f0, sr)
+			bf, err := l.fitBig(k, hc, false, c, f0)
+			if err != nil {
+				return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
+			}
+			cost := make([][]float64, hc)
+			for h := range cost {
+				rh, _ := r[h].Float64()
+				cost[h] = make([]float64, hc)
+				for b := range cost[h] {
+					cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
+				}
+			}
+			perm, miss, rival := decide(cost)
+			if !decidedPlain(miss, rival) {
+				return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
+			}
+			rf.Heads = inverse(perm)
+			if rf.Kind == Measurement {
+				for h, b := range perm {
+					x.P[h][rf.I][j] = bf.p[b]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// finishPlain estimates the run's error from the RFs' disagreement with
+// the recovered heads, checks the heads against every answer at the
+// working precision, solves for W_h and v_h and hands over to finish.
+func (l *learner) finishPlain(hc int) (Result, error) {
+	x, d := l.x, l.d
+	t := newTheta(hc, d)
+	var pmax, rmax float64
+	for h := 0; h < hc; h++ {
+		for a := 0; a < d; a++ {
+			for b := 0; b < d; b++ {
+				t.x[t.pIndex(h, a, b)], _ = x.P[h][a][b].Float64()
+				pmax = math.Max(pmax, math.Abs(t.P(h, a, b)))
+			}
+			t.x[t.rIndex(h, a)], _ = x.R[h][a].Float64()
+			rmax = math.Max(rmax, math.Abs(t.R(h, a)))
+		}
+	}
+	// Every answer against the heads, per RF: two distinct scores per head
+	// make one Exp per head and RF.
+	eps := l.epsX()
+	var chi2, est float64
+	diff := x.num()
+	byRF := make(map[int][]int) // RF → its samples' query indices
+	for q, qq := range l.res.Trace.Queries {
+		byRF[qq.RF] = append(byRF[qq.RF], q)
+	}
+	for k := range l.res.Trace.RFs {
+		p, r, vz := l.modelTerms(k, hc)
+		if bf := x.fits[k]; bf != nil && len(bf.p) == hc && hc > 0 {
+			// The RF's own fit against the heads' prediction for it.
+			rfk := l.res.Trace.RFs[k]
+			for b, h := range rfk.Heads {
+				if h < 0 {
+					continue
+				}
+				dp, _ := diff.Sub(bf.p[b], p[h]).Float64()
+				dr, _ := diff.Sub(bf.r[b], r[h]).Float64()
+				ep := math.Max(math.Abs(dp)/math.Max(pmax, 1e-300), math.Abs(dr)/math.Max(rmax, 1e-300))
+				est = math.Max(est, ep)
+			}
+		}
+		rho := make([]*big.Float, hc)
+		for h := range rho {
+			rho[h] = bigmath.Exp(x.num(), p[h])
+		}
+		for _, q := range byRF[k] {
+			n := x.num().SetFloat64(float64(l.res.Trace.Queries[q].Length - 1))
+			y := x.num()
+			tt := x.num()
+			for h := 0; h < hc; h++ {
+				// v_h·z − r_h(u)·n/(n + ρ_h)
+				tt.Add(n, rho[h])
+				tt.Quo(n, tt)
+				tt.Mul(tt, r[h])
+				y.Add(y, vz[h])
+				y.Sub(y, tt)
+			}
+			y.Sub(y, x.ans[q])
+			e, _ := y.Float64()
+			ya, _ := x.ans[q].Float64()
+			e /= eps*(math.Abs(ya)+l.s) + math.SmallestNonzeroFloat64
+			chi2 += e * e
+			est = math.Max(est, math.Abs(e)*eps)
+		}
+	}
+	// W_h = U P_h Zᵀ/c and v_h = U r_h/c.
+	heads := make([]BigHead, hc)
+	tmp := x.num()
+	for h := 0; h < hc; h++ {
+		pz := make([][]*big.Float, d) // P_h Zᵀ
+		for a := 0; a < d; a++ {
+			pz[a] = make([]*big.Float, d)
+			for y := 0; y < d; y++ {
+				acc := x.num()
+				for b := 0; b < d; b++ {
+					acc.Add(acc, tmp.Mul(x.P[h][a][b], x.z[b][y]))
+				}
+				pz[a][y] = acc
+			}
+		}
+		w := make([][]*big.Float, d)
+		v := make([]*big.Float, d)
+		for xi := 0; xi < d; xi++ {
+			w[xi] = make([]*big.Float, d)
+			for y := 0; y < d; y++ {
+				acc := x.num()
+				for a := 0; a < d; a++ {
+					acc.Add(acc, tmp.Mul(x.u[a][xi], pz[a][y]))
+				}
+				w[xi][y] = acc.Quo(acc, x.c)
+			}
+			acc := x.num()
+			for a := 0; a < d; a++ {
+				acc.Add(acc, tmp.Mul(x.u[a][xi], x.R[h][a]))
+			}
+			v[xi] = acc.Quo(acc, x.c)
+		}
+		heads[h] = BigHead{W: w, V: v}
+	}
+	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: est}, heads)
+}
