@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/assign"
 )
 
 // RelativeError returns the largest relative error between the heads of got
@@ -13,11 +15,26 @@ import (
 // largest of these. Both layers should be canonical (see Canonical). It is
 // an error for the layers to differ in number of heads or width.
 func RelativeError(got, want Layer) (float64, error) {
+	_, errs, err := Pairing(got, want)
+	if err != nil {
+		return math.Inf(1), err
+	}
+	worst := 0.0
+	for _, e := range errs {
+		worst = math.Max(worst, e)
+	}
+	return worst, nil
+}
+
+// Pairing returns, for each head i of want, the head pair[i] of got it is
+// compared with — the pairing that minimises the largest head error, which
+// RelativeError reports — and each pair's relative error.
+func Pairing(got, want Layer) (pair []int, errs []float64, err error) {
 	if len(got) != len(want) {
-		return math.Inf(1), errors.New("attention: layers have different numbers of heads")
+		return nil, nil, errors.New("attention: layers have different numbers of heads")
 	}
 	if got.Width() != want.Width() {
-		return math.Inf(1), errors.New("attention: layers have different widths")
+		return nil, nil, errors.New("attention: layers have different widths")
 	}
 	n := len(want)
 	cost := make([][]float64, n)
@@ -27,7 +44,12 @@ func RelativeError(got, want Layer) (float64, error) {
 			cost[i][j] = headError(got[j], want[i])
 		}
 	}
-	return bottleneck(cost), nil
+	pair, _ = assign.Bottleneck(cost)
+	errs = make([]float64, n)
+	for i, j := range pair {
+		errs[i] = cost[i][j]
+	}
+	return pair, errs, nil
 }
 
 func headError(g, w Head) float64 {
@@ -41,34 +63,4 @@ func headError(g, w Head) float64 {
 		return math.Inf(1)
 	}
 	return e
-}
-
-// bottleneck returns min over permutations p of max_i cost[i][p(i)], by
-// exhaustive search with pruning (layers have at most a few heads).
-func bottleneck(cost [][]float64) float64 {
-	n := len(cost)
-	best := math.Inf(1)
-	used := make([]bool, n)
-	var walk func(i int, worst float64)
-	walk = func(i int, worst float64) {
-		if worst >= best {
-			return
-		}
-		if i == n {
-			best = worst
-			return
-		}
-		for j := 0; j < n; j++ {
-			if !used[j] {
-				used[j] = true
-				walk(i+1, math.Max(worst, cost[i][j]))
-				used[j] = false
-			}
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	walk(0, 0)
-	return best
 }

@@ -139,50 +139,11 @@ func (r *Recovery) Pairing() (pair []int, errs []float64) {
 	if r.Result == nil || r.Err != nil || len(r.Result.Layer) != len(r.Canonical) {
 		return nil, nil
 	}
-	got, want := r.Result.Layer, r.Canonical
-	n := len(want)
-	cost := make([][]float64, n)
-	for i := range cost {
-		cost[i] = make([]float64, n)
-		for j := range cost[i] {
-			cost[i][j] = headRelError(got[j], want[i])
-		}
-	}
-	best := math.Inf(1)
-	cur := make([]int, n)
-	used := make([]bool, n)
-	var walk func(i int, worst float64)
-	walk = func(i int, worst float64) {
-		if worst >= best && pair != nil {
-			return
-		}
-		if i == n {
-			best, pair = worst, append([]int(nil), cur...)
-			return
-		}
-		for j := 0; j < n; j++ {
-			if !used[j] {
-				used[j], cur[i] = true, j
-				walk(i+1, math.Max(worst, cost[i][j]))
-				used[j] = false
-			}
-		}
-	}
-	walk(0, 0)
-	errs = make([]float64, n)
-	for i, j := range pair {
-		errs[i] = cost[i][j]
+	pair, errs, err := attention.Pairing(r.Result.Layer, r.Canonical)
+	if err != nil {
+		return nil, nil
 	}
 	return pair, errs
-}
-
-// headRelError is attention.RelativeError's error of one head.
-func headRelError(g, w attention.Head) float64 {
-	e, err := attention.RelativeError(attention.Layer{g}, attention.Layer{w})
-	if err != nil {
-		return math.Inf(1)
-	}
-	return e
 }
 
 // HeatLayout places the result view's heat maps: for each true head a row

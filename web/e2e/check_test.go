@@ -102,15 +102,15 @@ func schemaProblems(s snapshot) []string {
 		bad("scene = %q, want attention", st.Scene)
 	}
 	in("H", float64(st.H), 1, link.MaxHeads)
-	in("d", float64(st.D), 1, link.MaxWidth)
+	in("d", float64(st.D), 1, float64(link.WidthLimit(st.Scene)))
 	in("N", float64(st.N), link.MinTokens, link.MaxTokens)
 	in("heat", float64(st.Heat), 0, float64(st.H))
 	in("seed", st.Seed, 0, link.MaxSeed)
 	if st.Seed != math.Trunc(st.Seed) {
 		bad("seed = %v is not whole", st.Seed)
 	}
-	in("step", float64(st.Step), 0, 1<<20)
-	in("noise", st.Noise, 0, 0.1)
+	in("step", float64(st.Step), 0, link.MaxStep)
+	in("noise", st.Noise, 0, link.MaxNoise)
 	if !slices.Contains([]string{"paper", "economy"}, st.Mode) {
 		bad("mode = %q", st.Mode)
 	}

@@ -16,7 +16,10 @@ import (
 func randomState(rng *rand.Rand) State {
 	s := Default()
 	s.Scene = Scenes[rng.IntN(len(Scenes))]
-	s.H = 1 + rng.IntN(MaxHeads)
+	if s.Scene == "recovery" && rng.IntN(2) == 0 {
+		s.Prec = MinPrecision + rng.IntN(MaxPrecision-MinPrecision+1)
+	}
+	s.H = 1 + rng.IntN(HeadLimit(s))
 	s.D = 1 + rng.IntN(WidthLimit(s.Scene))
 	s.N = MinTokens + rng.IntN(MaxTokens-MinTokens+1)
 	s.Seed = rng.Uint64N(MaxSeed + 1)
@@ -40,7 +43,7 @@ func randomState(rng *rand.Rand) State {
 	s.Dup = rng.IntN(s.H + 1)
 	s.Cancel = rng.IntN(2) == 1
 	if rng.IntN(2) == 0 {
-		s.H0 = s.H + rng.IntN(MaxHeads-s.H+1)
+		s.H0 = s.H + rng.IntN(HeadLimit(s)-s.H+1)
 	}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.Q = DefaultQuery(s)
@@ -284,5 +287,82 @@ func TestTrueLayerCanonicalisesToTheLayer(t *testing.T) {
 	}
 	if opt := s.LearnOptions(l); opt.Heads != 3 || opt.UpperBound {
 		t.Fatalf("options ask for %d heads (bound %v)", opt.Heads, opt.UpperBound)
+	}
+}
+
+// TestValidateRejects checks that Validate, which reads the schema's ranges
+// and bounds instead of restating them, still refuses each way out of it.
+func TestValidateRejects(t *testing.T) {
+	for name, spoil := range map[string]func(*State){
+		"heat above H":        func(s *State) { s.Heat = s.H + 1 },
+		"d above the scene's": func(s *State) { s.D = WidthLimit(s.Scene) + 1 },
+		"H0 below H":          func(s *State) { s.H0 = s.H - 1 },
+		"dup above H":         func(s *State) { s.Dup = s.H + 1 },
+		"NaN token":           func(s *State) { s.Tok[0] = math.NaN() },
+		"W too short":         func(s *State) { s.W = s.W[1:] },
+		"value beyond range":  func(s *State) { s.Val[0] = MaxParam * 2 },
+		"hide out of order":   func(s *State) { s.Hide = []string{Panels[1], Panels[0]} },
+		"unknown scene":       func(s *State) { s.Scene = "<b>" },
+		"noise above maximum": func(s *State) { s.Noise = MaxNoise * 2 },
+		"seed above maximum":  func(s *State) { s.Seed = MaxSeed + 1 },
+	} {
+		s := Default()
+		spoil(&s)
+		if err := s.Validate(); err == nil {
+			t.Errorf("%s: Validate accepted it", name)
+		}
+	}
+	if err := Default().Validate(); err != nil {
+		t.Fatalf("the default state: %v", err)
+	}
+}
+
+func TestFieldsFollowTheState(t *testing.T) {
+	max := func(s State, key string) float64 {
+		for _, f := range s.Fields() {
+			if f["key"] == key {
+				return f["max"].(float64)
+			}
+		}
+		t.Fatalf("no field %s", key)
+		return 0
+	}
+	s := Default()
+	if got := max(s, "d"); got != float64(WidthLimit("attention")) {
+		t.Errorf("attention: d up to %v", got)
+	}
+	s.Scene = "atoms"
+	if got := max(s, "d"); got != MaxWidth {
+		t.Errorf("atoms: d up to %v", got)
+	}
+	s.H = 2
+	if got := max(s, "heat"); got != 2 {
+		t.Errorf("heat up to %v with H = 2", got)
+	}
+}
+
+func TestPrecisionWidensTheHeads(t *testing.T) {
+	s, notes := Parse("#v=1&scene=recovery&H=10&d=2&prec=384&step=141")
+	if len(notes) != 0 || s.H != 10 || s.Prec != 384 || s.Step != 141 {
+		t.Fatalf("H = %d, prec = %d, step = %d, notices %v", s.H, s.Prec, s.Step, notes)
+	}
+	s, notes = Parse("#v=1&scene=recovery&H=10")
+	if s.H != MaxHeads || len(notes) != 1 || !strings.Contains(notes[0].Message, "extended precision") {
+		t.Fatalf("float64 H = 10: H = %d, notices %v", s.H, notes)
+	}
+	s, notes = Parse("#v=1&scene=attention&H=1e308")
+	if s.H != MaxHeads || len(notes) != 1 {
+		t.Fatalf("H = 1e308 gives H = %d and notices %v; want one notice", s.H, notes)
+	}
+	s, notes = Parse("#v=1&scene=recovery&prec=8")
+	if s.Prec != MinPrecision || len(notes) != 1 {
+		t.Fatalf("prec = 8 gives %d, notices %v", s.Prec, notes)
+	}
+	if s, _ := s.With("prec", "0"); s.Prec != 0 {
+		t.Fatalf("prec back to float64: %d", s.Prec)
+	}
+	wide, _ := Parse("#v=1&scene=recovery&H=12&prec=256")
+	if narrow, _ := wide.With("prec", "0"); narrow.H != MaxHeads || narrow.Validate() != nil {
+		t.Fatalf("float64 again keeps H = %d: %v", narrow.H, narrow.Validate())
 	}
 }

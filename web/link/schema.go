@@ -13,12 +13,15 @@ const Version = 1
 
 // Limits of the state, enforced when a link is parsed.
 const (
-	MaxHeads  = 8  // H
-	MaxWidth  = 60 // d in any scene; see WidthLimit for each scene's own
-	MinTokens = 2  // N
-	MaxTokens = 64 // N
-	MaxSeed   = 1<<53 - 1
-	MaxLength = 1 << 20 // bytes of a fragment that are read at all (every valid state fits)
+	MaxHeads = 8 // H in float64; see HeadLimit
+	// MaxHeadsExtended is H in the recovery scene at extended precision,
+	// which resolves layers float64 cannot.
+	MaxHeadsExtended = 12
+	MaxWidth         = 60 // d in any scene; see WidthLimit for each scene's own
+	MinTokens        = 2  // N
+	MaxTokens        = 64 // N
+	MaxSeed          = 1<<53 - 1
+	MaxLength        = 1 << 20 // bytes of a fragment that are read at all (every valid state fits)
 	// MaxCoord bounds token coordinates, MaxParam the entries of W and v.
 	MaxCoord = 100
 	MaxParam = 100
@@ -40,9 +43,32 @@ func WidthLimit(scene string) int {
 	return 16
 }
 
+// HeadLimit returns the largest H the state's scene takes: MaxHeads, or
+// MaxHeadsExtended in the recovery scene at extended precision.
+func HeadLimit(s State) int {
+	if s.Scene == "recovery" && s.Prec > 0 {
+		return MaxHeadsExtended
+	}
+	return MaxHeads
+}
+
+// Extended precision: prec is 0 (float64) or MinPrecision…MaxPrecision
+// bits of big.Float mantissa.
+const (
+	MinPrecision = 64
+	MaxPrecision = 2048
+)
+
 // MaxFewer is the largest d of the fewer-atoms experiment, and so 2^MaxFewer
 // bounds its k.
 const MaxFewer = 4
+
+// Further limits of single keys.
+const (
+	MaxAtoms = 8       // m, atoms per head in general fusion
+	MaxStep  = 1 << 20 // step
+	MaxNoise = 0.1     // noise, the oracle's relative accuracy
+)
 
 // Kind is the type of a link value.
 type Kind int
@@ -60,108 +86,193 @@ const (
 // Panels are the parts of the page a presentation link can hide.
 var Panels = []string{"intro", "controls", "outputs", "tables", "notices", "export"}
 
-// Field describes one key of the link: its type, default and range.
+// Field describes one key of the link: its type, default and range. The
+// schema is the one place a key's range is written: parsing, the page's
+// controls (through Fields), Validate and the README read it from here.
 type Field struct {
 	Key     string
 	Kind    Kind
 	Doc     string   // what the key controls, for the page's help and the README
 	Default string   // the default as written in a link ("" for derived lists)
-	Min     float64  // for Int, Float and Floats
+	Min     float64  // for Int, Float and Floats: the widest range the key takes
 	Max     float64  // for Int, Float and Floats
-	Allowed []string // for Enum
+	Allowed []string // for Enum and Names
 	Always  bool     // written even when equal to its default
 
-	get func(*State) string
-	set func(*State, string) (string, error) // returns the value actually stored when adjusted
+	// at returns a pointer to the value in a state: *int, *uint64,
+	// *float64, *string, *bool, *[]float64 or *[]string.
+	at func(*State) any
+	// size gives a Floats list's length for the state's sizes.
+	size func(*State) int
+	// bound narrows [Min, Max] by the rest of the state (heat ≤ H, d within
+	// the scene's limit …), saying why; nil when the range is fixed.
+	bound func(*State) (lo, hi float64, why string)
 }
 
-// Schema returns the fields of the link in the order they are written. The
+// Schema returns the fields of the link in the order they are written and
+// normalised: every field's bound depends only on fields before it. The
 // slice is freshly built so that callers cannot change the schema.
 func Schema() []Field {
+	views := []string{"steps", "result", "sweep", "modes"}
 	return []Field{
 		{Key: "v", Kind: Int, Doc: "link version", Default: strconv.Itoa(Version), Min: 1, Max: Version, Always: true,
-			get: func(s *State) string { return strconv.Itoa(Version) },
-			set: func(s *State, v string) (string, error) { return setVersion(v) }},
+			at: func(s *State) any { return new(int) }},
 		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: Scenes, Always: true,
-			get: func(s *State) string { return s.Scene },
-			set: func(s *State, v string) (string, error) { return setEnum(&s.Scene, v, Scenes) }},
-		{Key: "H", Kind: Int, Doc: "number of heads", Default: "3", Min: 1, Max: MaxHeads, Always: true,
-			get: func(s *State) string { return strconv.Itoa(s.H) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.H, v, 1, MaxHeads) }},
+			at: func(s *State) any { return &s.Scene }},
+		{Key: "prec", Kind: Int, Doc: "bits of extended precision (0: float64)", Default: "0", Min: 0, Max: MaxPrecision,
+			at: func(s *State) any { return &s.Prec },
+			bound: func(s *State) (float64, float64, string) {
+				if s.Prec == 0 {
+					return 0, MaxPrecision, ""
+				}
+				return MinPrecision, MaxPrecision, fmt.Sprintf("extended precision starts at %d bits", MinPrecision)
+			}},
+		{Key: "H", Kind: Int, Doc: "number of heads", Default: "3", Min: 1, Max: MaxHeadsExtended, Always: true,
+			at: func(s *State) any { return &s.H },
+			bound: func(s *State) (float64, float64, string) {
+				lim := HeadLimit(*s)
+				if lim == MaxHeads && s.Scene == "recovery" {
+					return 1, float64(lim), fmt.Sprintf("float64 resolves up to H = %d; extended precision (prec) goes to %d", lim, MaxHeadsExtended)
+				}
+				return 1, float64(lim), fmt.Sprintf("the %s scene takes H up to %d", s.Scene, lim)
+			}},
 		{Key: "d", Kind: Int, Doc: "token width", Default: "2", Min: 1, Max: MaxWidth, Always: true,
-			get: func(s *State) string { return strconv.Itoa(s.D) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.D, v, 1, WidthLimit(s.Scene)) }},
+			at: func(s *State) any { return &s.D },
+			bound: func(s *State) (float64, float64, string) {
+				lim := WidthLimit(s.Scene)
+				return 1, float64(lim), fmt.Sprintf("the %s scene takes d up to %d", s.Scene, lim)
+			}},
 		{Key: "seed", Kind: Int, Doc: "seed of every random draw", Default: "1", Min: 0, Max: MaxSeed, Always: true,
-			get: func(s *State) string { return strconv.FormatUint(s.Seed, 10) },
-			set: func(s *State, v string) (string, error) { return setUint(&s.Seed, v, MaxSeed) }},
+			at: func(s *State) any { return &s.Seed }},
 		{Key: "N", Kind: Int, Doc: "number of tokens, the last one the query", Default: "6", Min: MinTokens, Max: MaxTokens,
-			get: func(s *State) string { return strconv.Itoa(s.N) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.N, v, MinTokens, MaxTokens) }},
-		{Key: "heat", Kind: Int, Doc: "head whose score field is drawn as a heat map (0: none)", Default: "1", Min: 0, Max: MaxHeads,
-			get: func(s *State) string { return strconv.Itoa(s.Heat) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.Heat, v, 0, MaxHeads) }},
+			at: func(s *State) any { return &s.N }},
+		{Key: "heat", Kind: Int, Doc: "head whose score field is drawn as a heat map (0: none)", Default: "1", Min: 0, Max: MaxHeadsExtended,
+			at: func(s *State) any { return &s.Heat },
+			bound: func(s *State) (float64, float64, string) {
+				return 0, float64(s.H), fmt.Sprintf("there are only %d heads", s.H)
+			}},
 		{Key: "tok", Kind: Floats, Doc: "token coordinates, N rows of d, row by row (default: drawn from the seed)", Min: -MaxCoord, Max: MaxCoord,
-			get: func(s *State) string { return formatFloats(s.Tok) },
-			set: func(s *State, v string) (string, error) { return setFloats(&s.Tok, v, s.N*s.D, MaxCoord) }},
+			at: func(s *State) any { return &s.Tok }, size: func(s *State) int { return s.N * s.D }},
 		{Key: "W", Kind: Floats, Doc: "the heads' W matrices, H blocks of d×d, row by row (default: drawn from the seed)", Min: -MaxParam, Max: MaxParam,
-			get: func(s *State) string { return formatFloats(s.W) },
-			set: func(s *State, v string) (string, error) { return setFloats(&s.W, v, s.H*s.D*s.D, MaxParam) }},
+			at: func(s *State) any { return &s.W }, size: func(s *State) int { return s.H * s.D * s.D }},
 		{Key: "val", Kind: Floats, Doc: "the heads' value vectors v_h, H blocks of d (default: drawn from the seed)", Min: -MaxParam, Max: MaxParam,
-			get: func(s *State) string { return formatFloats(s.Val) },
-			set: func(s *State, v string) (string, error) { return setFloats(&s.Val, v, s.H*s.D, MaxParam) }},
+			at: func(s *State) any { return &s.Val }, size: func(s *State) int { return s.H * s.D }},
 		{Key: "q", Kind: Floats, Doc: "the atom scene's query q, d numbers (default: drawn from the seed)", Min: -MaxCoord, Max: MaxCoord,
-			get: func(s *State) string { return formatFloats(s.Q) },
-			set: func(s *State, v string) (string, error) { return setFloats(&s.Q, v, s.D, MaxCoord) }},
-		{Key: "m", Kind: Int, Doc: "atoms per head in the general-fusion panel", Default: "3", Min: 1, Max: 8,
-			get: func(s *State) string { return strconv.Itoa(s.M) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.M, v, 1, 8) }},
+			at: func(s *State) any { return &s.Q }, size: func(s *State) int { return s.D }},
+		{Key: "m", Kind: Int, Doc: "atoms per head in the general-fusion panel", Default: "3", Min: 1, Max: MaxAtoms,
+			at: func(s *State) any { return &s.M }},
 		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: "random", Allowed: []string{"random", "shared"},
-			get: func(s *State) string { return s.Keys },
-			set: func(s *State, v string) (string, error) { return setEnum(&s.Keys, v, []string{"random", "shared"}) }},
+			at: func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
-			get: func(s *State) string { return strconv.Itoa(s.K) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.K, v, 1, 1<<MaxFewer-1) }},
-		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeads,
-			get: func(s *State) string { return strconv.Itoa(s.H0) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.H0, v, 0, MaxHeads) }},
+			at: func(s *State) any { return &s.K }},
+		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeadsExtended,
+			at: func(s *State) any { return &s.H0 },
+			bound: func(s *State) (float64, float64, string) {
+				lim := float64(HeadLimit(*s))
+				if s.H0 == 0 {
+					return 0, lim, ""
+				}
+				if s.H0 < s.H {
+					return float64(s.H), lim, fmt.Sprintf("an upper bound below H = %d", s.H)
+				}
+				return float64(s.H), lim, fmt.Sprintf("the learner takes a bound up to %d", int(lim))
+			}},
 		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: "random", Allowed: []string{"random", "attention"},
-			get: func(s *State) string { return s.Src },
-			set: func(s *State, v string) (string, error) { return setEnum(&s.Src, v, []string{"random", "attention"}) }},
-		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeads,
-			get: func(s *State) string { return strconv.Itoa(s.Dup) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.Dup, v, 0, MaxHeads) }},
+			at: func(s *State) any { return &s.Src }},
+		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeadsExtended,
+			at: func(s *State) any { return &s.Dup },
+			bound: func(s *State) (float64, float64, string) {
+				return 0, float64(s.H), fmt.Sprintf("there are only %d heads to duplicate", s.H)
+			}},
 		{Key: "cancel", Kind: Bool, Doc: "add a pair of heads that cancel (same W, opposite v)", Default: "0",
-			get: func(s *State) string { return formatBool(s.Cancel) },
-			set: func(s *State, v string) (string, error) { return setBool(&s.Cancel, v) }},
-		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel", Default: "steps", Allowed: []string{"steps", "result", "sweep", "modes"},
-			get: func(s *State) string { return s.View },
-			set: func(s *State, v string) (string, error) {
-				return setEnum(&s.View, v, []string{"steps", "result", "sweep", "modes"})
-			}},
+			at: func(s *State) any { return &s.Cancel }},
+		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel", Default: "steps", Allowed: views,
+			at: func(s *State) any { return &s.View }},
 		{Key: "mode", Kind: Enum, Doc: "recovery schedule", Default: "paper", Allowed: []string{"paper", "economy"},
-			get: func(s *State) string { return s.Mode },
-			set: func(s *State, v string) (string, error) { return setEnum(&s.Mode, v, []string{"paper", "economy"}) }},
-		{Key: "step", Kind: Int, Doc: "recovery step", Default: "0", Min: 0, Max: 1 << 20,
-			get: func(s *State) string { return strconv.Itoa(s.Step) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.Step, v, 0, 1<<20) }},
-		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: 0.1,
-			get: func(s *State) string { return formatFloat(s.Noise) },
-			set: func(s *State, v string) (string, error) { return setFloat(&s.Noise, v, 0, 0.1) }},
+			at: func(s *State) any { return &s.Mode }},
+		{Key: "step", Kind: Int, Doc: "recovery step", Default: "0", Min: 0, Max: MaxStep,
+			at: func(s *State) any { return &s.Step }},
+		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: MaxNoise,
+			at: func(s *State) any { return &s.Noise }},
 		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: "auto", Allowed: []string{"auto", "light", "dark"},
-			get: func(s *State) string { return s.Theme },
-			set: func(s *State, v string) (string, error) {
-				return setEnum(&s.Theme, v, []string{"auto", "light", "dark"})
-			}},
+			at: func(s *State) any { return &s.Theme }},
 		{Key: "hide", Kind: Names, Doc: "panels hidden from students: " + strings.Join(Panels, ", "), Allowed: Panels,
-			get: func(s *State) string { return strings.Join(s.Hide, ",") },
-			set: func(s *State, v string) (string, error) { return setNames(&s.Hide, v, Panels) }},
+			at: func(s *State) any { return &s.Hide }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
-			get: func(s *State) string { return formatBool(s.Present) },
-			set: func(s *State, v string) (string, error) { return setBool(&s.Present, v) }},
+			at: func(s *State) any { return &s.Present }},
 		{Key: "tour", Kind: Int, Doc: "step of the scene's guided tour shown beside it (0: none)", Default: "0", Min: 0, Max: MaxTour,
-			get: func(s *State) string { return strconv.Itoa(s.Tour) },
-			set: func(s *State, v string) (string, error) { return setInt(&s.Tour, v, 0, MaxTour) }},
+			at: func(s *State) any { return &s.Tour }},
 	}
+}
+
+// get returns the field's value in s as a link writes it.
+func (f Field) get(s *State) string {
+	switch p := f.at(s).(type) {
+	case *int:
+		if f.Key == "v" {
+			return strconv.Itoa(Version)
+		}
+		return strconv.Itoa(*p)
+	case *uint64:
+		return strconv.FormatUint(*p, 10)
+	case *float64:
+		return formatFloat(*p)
+	case *string:
+		return *p
+	case *bool:
+		return formatBool(*p)
+	case *[]float64:
+		return formatFloats(*p)
+	case *[]string:
+		return strings.Join(*p, ",")
+	}
+	panic("link: field " + f.Key + " has no value")
+}
+
+// set stores v, read within the field's fixed range, and returns the value
+// actually stored: an adjusted error when v was clamped or rounded, another
+// error when v was unusable and the old value kept. The bounds that depend
+// on other fields are normalize's.
+func (f Field) set(s *State, v string) (string, error) {
+	switch p := f.at(s).(type) {
+	case *int:
+		if f.Key == "v" {
+			return setVersion(v)
+		}
+		return setInt(p, v, int(f.Min), int(f.Max))
+	case *uint64:
+		return setUint(p, v, uint64(f.Max))
+	case *float64:
+		return setFloat(p, v, f.Min, f.Max)
+	case *string:
+		return setEnum(p, v, f.Allowed)
+	case *bool:
+		return setBool(p, v)
+	case *[]float64:
+		return setFloats(p, v, f.size(s), f.Max)
+	case *[]string:
+		return setNames(p, v, f.Allowed)
+	}
+	panic("link: field " + f.Key + " has no value")
+}
+
+// normalize brings every field whose range depends on others within its
+// bound, in schema order, and returns a notice for each value it changed.
+func normalize(s *State) []Notice {
+	var notes []Notice
+	for _, f := range Schema() {
+		if f.bound == nil {
+			continue
+		}
+		p := f.at(s).(*int)
+		lo, hi, why := f.bound(s)
+		x := min(max(*p, int(lo)), int(hi))
+		if x != *p {
+			notes = append(notes, Notice{Key: f.Key, Value: strconv.Itoa(*p), Message: fmt.Sprintf("%s; set to %d", why, x)})
+			*p = x
+		}
+	}
+	return notes
 }
 
 // errAdjusted marks a value that was stored after clamping or rounding; the

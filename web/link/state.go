@@ -19,7 +19,8 @@ import (
 // State is everything a share link says about the page.
 type State struct {
 	Scene string // one of Scenes
-	H     int    // number of heads, 1…MaxHeads
+	Prec  int    // bits of extended precision, 0 (float64) or MinPrecision…MaxPrecision
+	H     int    // number of heads, 1…HeadLimit
 	D     int    // token width, 1…MaxWidth
 	Seed  uint64 // seed of every random draw, 0…MaxSeed
 	N     int    // number of tokens including the query, MinTokens…MaxTokens
@@ -194,21 +195,14 @@ func Parse(fragment string) (State, []Notice) {
 			apply(f)
 		}
 	}
-	if s.Heat > s.H {
-		note(Notice{Key: "heat", Value: fmt.Sprint(s.Heat), Message: fmt.Sprintf("there are only %d heads; set to %d", s.H, s.H)})
-		s.Heat = s.H
-	}
-	if lim := WidthLimit(s.Scene); s.D > lim {
-		note(Notice{Key: "d", Value: fmt.Sprint(s.D), Message: fmt.Sprintf("the %s scene takes d up to %d; set to %d", s.Scene, lim, lim)})
-		s.D = lim
-	}
-	if s.Dup > s.H {
-		note(Notice{Key: "dup", Value: fmt.Sprint(s.Dup), Message: fmt.Sprintf("there are only %d heads to duplicate; set to %d", s.H, s.H)})
-		s.Dup = s.H
-	}
-	if s.H0 != 0 && s.H0 < s.H {
-		note(Notice{Key: "H0", Value: fmt.Sprint(s.H0), Message: fmt.Sprintf("an upper bound below H = %d; set to %d", s.H, s.H)})
-		s.H0 = s.H
+	for _, n := range normalize(&s) {
+		// A value the setter clamped to the key's widest range and the bound
+		// narrowed again gets one notice, the bound's.
+		if i := slices.IndexFunc(notes, func(m Notice) bool { return m.Key == n.Key }); i >= 0 {
+			notes[i].Message = n.Message
+			continue
+		}
+		note(n)
 	}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.Q = DefaultQuery(s)
@@ -306,60 +300,22 @@ func equalFloats(a, b []float64) bool {
 	return true
 }
 
-// Validate reports whether s lies inside the schema: every value in range,
-// every list of the length its sizes require and finite.
+// Validate reports whether s lies inside the schema: every value reads
+// back through its field's setter unchanged (in range, finite, lists of the
+// length the sizes require) and within its field's bound.
 func (s State) Validate() error {
-	switch {
-	case !contains(Scenes, s.Scene):
-		return fmt.Errorf("link: scene %q is not one of %v", s.Scene, Scenes)
-	case s.H < 1 || s.H > MaxHeads:
-		return fmt.Errorf("link: H = %d outside 1…%d", s.H, MaxHeads)
-	case s.D < 1 || s.D > WidthLimit(s.Scene):
-		return fmt.Errorf("link: d = %d outside 1…%d", s.D, WidthLimit(s.Scene))
-	case s.Seed > MaxSeed:
-		return fmt.Errorf("link: seed %d above %d", s.Seed, uint64(MaxSeed))
-	case s.N < MinTokens || s.N > MaxTokens:
-		return fmt.Errorf("link: N = %d outside %d…%d", s.N, MinTokens, MaxTokens)
-	case s.Heat < 0 || s.Heat > s.H:
-		return fmt.Errorf("link: heat = %d outside 0…H", s.Heat)
-	case len(s.Tok) != s.N*s.D || len(s.W) != s.H*s.D*s.D || len(s.Val) != s.H*s.D || len(s.Q) != s.D:
-		return fmt.Errorf("link: list lengths %d, %d, %d, %d do not fit N=%d, H=%d, d=%d", len(s.Tok), len(s.W), len(s.Val), len(s.Q), s.N, s.H, s.D)
-	case s.M < 1 || s.M > 8 || s.K < 1 || s.K > 1<<MaxFewer-1:
-		return fmt.Errorf("link: m = %d or k = %d out of range", s.M, s.K)
-	case !contains([]string{"random", "shared"}, s.Keys) || !contains([]string{"random", "attention"}, s.Src):
-		return fmt.Errorf("link: keys %q or src %q", s.Keys, s.Src)
-	case s.H0 != 0 && (s.H0 < s.H || s.H0 > MaxHeads):
-		return fmt.Errorf("link: H0 = %d with H = %d", s.H0, s.H)
-	case s.Dup < 0 || s.Dup > s.H:
-		return fmt.Errorf("link: dup = %d with H = %d", s.Dup, s.H)
-	case !contains([]string{"steps", "result", "sweep", "modes"}, s.View):
-		return fmt.Errorf("link: view %q", s.View)
-	case !contains([]string{"paper", "economy"}, s.Mode):
-		return fmt.Errorf("link: mode %q", s.Mode)
-	case s.Step < 0 || s.Step > 1<<20:
-		return fmt.Errorf("link: step %d", s.Step)
-	case !(s.Noise >= 0 && s.Noise <= 0.1):
-		return fmt.Errorf("link: noise %v outside 0…0.1", s.Noise)
-	case !contains([]string{"auto", "light", "dark"}, s.Theme):
-		return fmt.Errorf("link: theme %q", s.Theme)
-	case s.Tour < 0 || s.Tour > MaxTour:
-		return fmt.Errorf("link: tour %d", s.Tour)
-	}
-	last := -1
-	for _, n := range s.Hide {
-		i := slices.Index(Panels, n)
-		if i <= last {
-			return fmt.Errorf("link: hide %v is not an ordered subset of %v", s.Hide, Panels)
+	for _, f := range Schema() {
+		v := f.get(&s)
+		t := s
+		t.Tok, t.W, t.Val, t.Q, t.Hide = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q), slices.Clone(s.Hide)
+		stored, err := f.set(&t, v)
+		if err != nil || stored != v || f.get(&t) != v {
+			return fmt.Errorf("link: %s = %q is outside the schema (%v)", f.Key, clip(v), err)
 		}
-		last = i
-	}
-	for _, l := range []struct {
-		xs  []float64
-		lim float64
-	}{{s.Tok, MaxCoord}, {s.W, MaxParam}, {s.Val, MaxParam}, {s.Q, MaxCoord}} {
-		for _, x := range l.xs {
-			if !(x >= -l.lim && x <= l.lim) {
-				return fmt.Errorf("link: list value %v outside ±%v", x, l.lim)
+		if f.bound != nil {
+			lo, hi, why := f.bound(&s)
+			if x := *f.at(&s).(*int); x < int(lo) || x > int(hi) {
+				return fmt.Errorf("link: %s = %d: %s", f.Key, x, why)
 			}
 		}
 	}
@@ -421,38 +377,34 @@ func (s State) With(key, value string) (State, []Notice) {
 			return s, notes
 		}
 	}
-	if lim := WidthLimit(t.Scene); t.D > lim {
-		notes = append(notes, Notice{Key: "d", Value: fmt.Sprint(t.D), Message: fmt.Sprintf("the %s scene takes d up to %d; set to %d", t.Scene, lim, lim)})
-		t.D = lim
+	for _, n := range normalize(&t) {
+		if n.Key == key || n.Key == "d" {
+			notes = append(notes, n) // what follows from another key's bound stays quiet
+		}
 	}
-	if t.D != s.D && key != "d" {
-		key = "d" // a scene change shrank d: redraw the lists
-	}
-	switch key {
-	case "seed", "d":
+	// Redraw or resize the lists for whatever sizes changed, whether set
+	// directly or by a bound (a scene change shrinks d, float64 shrinks H).
+	// Setting d, even to its own value, redraws from the seed: the atom
+	// scene's "query from the seed" does that.
+	switch {
+	case key == "seed" || key == "d" || t.D != s.D:
 		t.Tok, t.W, t.Val = Defaults(t)
 		t.Q = DefaultQuery(t)
-	case "H":
-		_, w, val := Defaults(t)
-		keep := min(s.H, t.H)
-		copy(w, s.W[:keep*s.D*s.D])
-		copy(val, s.Val[:keep*s.D])
-		t.W, t.Val = w, val
-	case "N":
-		tok, _, _ := Defaults(t)
-		keep := min(s.N, t.N) - 1
-		copy(tok, s.Tok[:keep*s.D])
-		copy(tok[(t.N-1)*t.D:], s.Tok[(s.N-1)*s.D:])
-		t.Tok = tok
-	}
-	if t.Heat > t.H {
-		t.Heat = t.H
-	}
-	if t.Dup > t.H {
-		t.Dup = t.H
-	}
-	if t.H0 != 0 && t.H0 < t.H {
-		t.H0 = t.H
+	default:
+		if t.H != s.H {
+			_, w, val := Defaults(t)
+			keep := min(s.H, t.H)
+			copy(w, s.W[:keep*s.D*s.D])
+			copy(val, s.Val[:keep*s.D])
+			t.W, t.Val = w, val
+		}
+		if t.N != s.N {
+			tok, _, _ := Defaults(t)
+			keep := min(s.N, t.N) - 1
+			copy(tok, s.Tok[:keep*s.D])
+			copy(tok[(t.N-1)*t.D:], s.Tok[(s.N-1)*s.D:])
+			t.Tok = tok
+		}
 	}
 	return t, notes
 }
@@ -491,14 +443,26 @@ func (s State) Values() map[string]any {
 }
 
 // Fields returns the schema as plain objects (key, kind, doc, default, min,
-// max, allowed) for the page to build its controls and help from.
-func Fields() []map[string]any {
+// max, allowed) for the page to build its controls and help from, with the
+// widest range of every key.
+func Fields() []map[string]any { return fields(nil) }
+
+// Fields returns the schema as Fields does, with min and max narrowed to
+// the bounds that hold in s (d within its scene's limit, heat ≤ H, …): the
+// ranges the page's controls offer for this state.
+func (s State) Fields() []map[string]any { return fields(&s) }
+
+func fields(s *State) []map[string]any {
 	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats", Names: "names"}
 	var out []map[string]any
 	for _, f := range Schema() {
+		lo, hi := f.Min, f.Max
+		if s != nil && f.bound != nil {
+			lo, hi, _ = f.bound(s)
+		}
 		out = append(out, map[string]any{
 			"key": f.Key, "kind": kinds[f.Kind], "doc": f.Doc, "default": f.Default,
-			"min": f.Min, "max": f.Max, "allowed": f.Allowed,
+			"min": lo, "max": hi, "allowed": f.Allowed,
 		})
 	}
 	return out
