@@ -169,16 +169,32 @@ func (t *Transformer) Marks() []Mark {
 			out = append(out, Mark{Step: i + 1, Kind: s.Kind, T: s.T, OK: s.OK, Unit: -1})
 		case transformer.KinkFound:
 			m := Mark{Step: i + 1, Kind: s.Kind, T: s.T, OK: true, Unit: -1}
-			if s.Index >= 0 && s.Index < len(res.Kinks) {
-				m.T = res.Kinks[s.Index].T
-				if identified[s.Index] {
-					m.Unit = res.Kinks[s.Index].Unit
-				}
+			if k := kinkAt(res.Kinks, s); k >= 0 && identified[k] {
+				m.Unit = res.Kinks[k].Unit
 			}
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// kinkAt returns the index in kinks of the kink a KinkFound step
+// confirmed: its Index when it gives one, else the kink at its T (the
+// trace of transformer.Learn leaves Index at −1 for kinks today).
+func kinkAt(kinks []transformer.Kink, s transformer.Step) int {
+	if s.Index >= 0 && s.Index < len(kinks) {
+		return s.Index
+	}
+	best, bestD := -1, math.Inf(1)
+	for j, k := range kinks {
+		if d := math.Abs(k.T - s.T); d < bestD {
+			best, bestD = j, d
+		}
+	}
+	if bestD > 1e-9*(1+math.Abs(s.T)) && !(math.IsInf(s.T, 0) && best >= 0 && kinks[best].T == s.T) {
+		return -1
+	}
+	return best
 }
 
 // Pieces returns the pieces found by the current step (Probe steps that

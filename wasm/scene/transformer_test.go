@@ -65,6 +65,15 @@ func TestTransformerReplay(t *testing.T) {
 			t.Fatalf("unit row %+v", r)
 		}
 	}
+	coloured := 0
+	for _, m := range end.Marks() {
+		if m.Kind == transformer.KinkFound && m.Unit >= 0 {
+			coloured++
+		}
+	}
+	if coloured != len(res.Kinks) {
+		t.Fatalf("%d of %d kinks coloured by their unit at the end", coloured, len(res.Kinks))
+	}
 	// Every step: counters only grow, the phases come in order, units are
 	// found one by one.
 	prev := Counts{}
