@@ -72,8 +72,10 @@ build() {
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
+  say "compiling the compute worker (GOOS=js GOARCH=wasm)"
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/compute.wasm" ./wasm/compute
   say "assembling $SITE"
-  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
+  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" -wasm "compute=$OUT/compute.wasm" "$@"
 }
 
 serve() {

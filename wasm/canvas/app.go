@@ -29,6 +29,7 @@ type app struct {
 	version int  // bumped on every change of state
 	told    int  // the version the host last heard of
 	gfx     graphics
+	comp    computer // the compute worker's client
 }
 
 func newApp() *app {
@@ -59,6 +60,7 @@ func (a *app) set(key, value string) []link.Notice {
 }
 
 func (a *app) setLocked(s link.State, notes []link.Notice) []link.Notice {
+	a.lab.ForgetFailures() // a new set-up runs afresh, even after a failed job
 	sc, err := scene.New(s, a.lab)
 	if err != nil {
 		notes = append(notes, link.Notice{Message: fmt.Sprintf("%v; the previous view is kept", err)})

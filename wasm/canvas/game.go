@@ -3,8 +3,6 @@
 package main
 
 import (
-	"time"
-
 	"github.com/hajimehoshi/ebiten/v2"
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 
@@ -13,10 +11,6 @@ import (
 
 // hitRadius is how close, in CSS pixels, a press must be to grab something.
 const hitRadius = 14
-
-// jobBudget is how long Update may spend on a scene's long computation per
-// frame, leaving the rest of a 60 Hz frame for drawing.
-const jobBudget = 6 * time.Millisecond
 
 // Update turns pointer input into changes of state and advances a running
 // job; it never draws.
@@ -30,18 +24,17 @@ func (a *app) Update() error {
 	}
 	var late []link.Notice
 	if a.job != nil {
-		start := time.Now()
-		for time.Since(start) < jobBudget {
-			if a.job.Step() {
-				a.job = nil
-				// A job can settle what the scene shows (the end of a
-				// recovery run, say) and so adjust the state: tell the user.
-				late = sceneNotices(a.scene)
-				break
-			}
+		// The job's work runs in the compute worker: Step only takes what
+		// has arrived, and asks for what is still missing.
+		if a.job.Step() {
+			a.job = nil
+			// A job can settle what the scene shows (the end of a
+			// recovery run, say) and so adjust the state: tell the user.
+			late = sceneNotices(a.scene)
+			a.changedLocked()
 		}
-		a.changedLocked()
 	}
+	a.dispatchLocked()
 	var tell string
 	if a.version != a.told {
 		a.told = a.version

@@ -18,6 +18,7 @@ import (
 
 func main() {
 	app := newApp()
+	app.startComputer()
 	app.exportBridge()
 	ebiten.SetWindowTitle("headlab")
 	// The screen is kept between frames and redrawn only when something

@@ -7,12 +7,14 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"golang.org/x/image/font"
 
+	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
 	"headlab/wasm/scene"
 )
@@ -782,7 +784,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		r.paragraph(screen, &r.text, st.Refused, x, y+8*u, w, th.Query)
 		return
 	}
-	line := fmt.Sprintf("H = %d, d = %d, %s mode; %d seeds per ε, from seed %d.", max(sc.State.H, sc.State.H0), sc.State.D, sc.State.Mode, scene.SweepSeeds, sc.State.Seed)
+	line := fmt.Sprintf("H = %d, d = %d, %s mode; %d seeds per ε, from seed %d.", max(sc.State.H, sc.State.H0), sc.State.D, sc.State.Mode, experiment.SweepSeeds, sc.State.Seed)
 	switch {
 	case sc.Computing():
 		line = "Computing the run first… " + line
@@ -795,11 +797,12 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	// Statement of the largest H.
 	var stmt string
 	switch {
-	case len(st.Tried) == 0:
-		stmt = "The largest H that float64 recovers at ε = 1e−6 is found after the sweep."
+	case len(st.Heads) == 0:
+		stmt = fmt.Sprintf("The largest H that float64 recovers at ε = %s is found after the sweep.", experiment.PowerText(experiment.SweepHeadNoise))
 	default:
-		stmt = fmt.Sprintf("float64 recovers up to H = %d at ε = 1e−6 (d = %d; most of %d random layers within %s; H = %d…%d tried)",
-			st.Largest, sc.State.D, scene.SweepHeadSeeds, recSci(scene.RecoveredError), st.Tried[0], st.Tried[len(st.Tried)-1])
+		tried := st.Tried()
+		stmt = fmt.Sprintf("float64 recovers up to H = %d at ε = %s (d = %d; most of %d random layers within %s; H = %d…%d tried)",
+			st.Largest, experiment.PowerText(experiment.SweepHeadNoise), sc.State.D, experiment.SweepHeadSeeds, recSci(experiment.RecoveredError), tried[0], tried[len(tried)-1])
 		if st.LimitH > 0 {
 			stmt += fmt.Sprintf("; H = %d is beyond the page's per-run limit", st.LimitH)
 		}
@@ -812,8 +815,11 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	left := 64 * u
 	plot := scene.Rect{X: x + left, Y: y, W: w - left - 8*u, H: full.H - y - bottom - 30*u}
 	r.paragraph(screen, &r.title, stmt, x, full.H-bottom+6*u, w, th.Text)
-	// Log–log axes: ε 1e−15…1e−3, error 1e−17…1.
-	const ex0, ex1, ey0, ey1 = -15.0, -3.0, -17.0, 0.5
+	// Log–log axes: ε a decade beyond the sweep's range each side, error
+	// 1e−17…1.
+	ex0 := math.Floor(math.Log10(slices.Min(experiment.SweepNoise))) - 1
+	ex1 := math.Ceil(math.Log10(slices.Max(experiment.SweepNoise))) + 1
+	const ey0, ey1 = -17.0, 0.5
 	tx := func(e float64) float64 { return plot.X + (math.Log10(e)-ex0)/(ex1-ex0)*plot.W }
 	ty := func(e float64) float64 { return plot.Y + (ey1-math.Log10(e))/(ey1-ey0)*plot.H }
 	clip := recClip(screen, plot)
@@ -821,7 +827,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	for k := int(ex0); k <= int(ex1); k++ {
 		px := tx(math.Pow(10, float64(k)))
 		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, th.Grid)
-		if k%2 == 0 { // the ε of the sweep
+		if slices.ContainsFunc(experiment.SweepNoise, func(e float64) bool { return math.Abs(math.Log10(e)-float64(k)) < 1e-6 }) { // the ε of the sweep
 			s := strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1)
 			r.lab.put(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
 		}
@@ -839,9 +845,10 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	// Slope-1 reference through the first median.
 	for _, p := range st.Points {
 		if finite(p.Median) && p.Median > 0 {
-			k := p.Median / p.Eps
-			r.clipSmooth.dashed(tx(1e-15), ty(k*1e-15), tx(1e-3), ty(k*1e-3), 6*u, 2*u, muted)
-			lx, ly := tx(1e-5), ty(k*1e-5)
+			k := p.Median / p.X
+			e0, e1 := math.Pow(10, ex0), math.Pow(10, ex1)
+			r.clipSmooth.dashed(tx(e0), ty(k*e0), tx(e1), ty(k*e1), 6*u, 2*u, muted)
+			lx, ly := tx(e1/100), ty(k*e1/100)
 			r.under.put(clip, &r.text, "slope 1", lx+6*u, ly+4*u, muted)
 			break
 		}
@@ -851,10 +858,10 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	var mx0, my0 float64
 	have := false
 	for _, p := range st.Points {
-		px := tx(p.Eps)
+		px := tx(p.X)
 		fails := 0
 		for k, e := range p.Errors {
-			off := (float64(k) - float64(scene.SweepSeeds-1)/2) * 3 * u
+			off := (float64(k) - float64(experiment.SweepSeeds-1)/2) * 3 * u
 			if !finite(e) {
 				cy := plot.Y + 14*u + recHeight(&r.text) + float64(fails)*7*u // under the axis name
 				r.clipSmooth.line(px-4*u, cy-4*u, px+4*u, cy+4*u, 2*u, th.Query)

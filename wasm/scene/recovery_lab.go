@@ -127,11 +127,12 @@ func (r *Recovery) Job() Job {
 func (j *recoveryJob) Step() bool {
 	r := j.r
 	if r.Result == nil {
+		run, ok := r.lab.learn(r.State) // asked for from the first frame on
 		if !j.started {
+			// A first frame says "computing" even when the run comes at once.
 			j.started = true
 			return false
 		}
-		run, ok := r.lab.learn(r.State)
 		if !ok {
 			return false
 		}

@@ -1,0 +1,199 @@
+//go:build js && wasm
+
+// Command compute is headlab's compute worker: a wasm without ebiten and
+// without plotting, run in a Web Worker (static/compute-worker.js), that
+// runs the scenes' long experiments (package experiment) at full speed off
+// the canvas's thread. The canvas asks for them through
+// static/compute.js.
+//
+// The job protocol. The page sends
+//
+//	{op: "run", id, job, fault}   job: an experiment.Job as JSON
+//	{op: "cancel", id}
+//
+// and the worker answers, for each job, any number of
+//
+//	{op: "progress", id, fraction, bytes}   bytes: experiment.Progress, gob
+//
+// then exactly one of
+//
+//	{op: "done", id, ms, bytes}      bytes: experiment.Result, gob
+//	{op: "cancelled", id}
+//	{op: "error", id, error}         the job could not be run (a bad job)
+//
+// Jobs run one at a time, in the order sent; a cancel of a queued job
+// drops it, of the running one stops it at its next pause (every
+// sliceTime). A new kind of experiment is a new experiment.Kind and a
+// field of experiment.Job; nothing here changes. fault is a test hook
+// ("panic": the job panics outside any recover, so the program dies, as a
+// bug would kill it); the page sets it only for tests (see compute.js).
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"headlab/numerics/experiment"
+)
+
+// sliceTime is how long a job computes between pauses, in which the
+// worker reads its messages (a cancel) and reports progress.
+const sliceTime = 25 * time.Millisecond
+
+// progressEvery is the least time between two progress messages of a job.
+const progressEvery = 100 * time.Millisecond
+
+type task struct {
+	id    float64
+	job   experiment.Job
+	fault string
+}
+
+type worker struct {
+	mu        sync.Mutex
+	queue     []task
+	cancelled map[float64]bool
+	wake      chan struct{}
+	resume    chan struct{}
+}
+
+func main() {
+	w := &worker{cancelled: map[float64]bool{}, wake: make(chan struct{}, 1), resume: make(chan struct{}, 1)}
+	js.Global().Set("headlabComputeMessage", js.FuncOf(func(this js.Value, args []js.Value) any {
+		if len(args) == 1 {
+			w.receive(args[0])
+		}
+		return nil
+	}))
+	js.Global().Set("headlabComputeResume", js.FuncOf(func(js.Value, []js.Value) any {
+		select {
+		case w.resume <- struct{}{}:
+		default:
+		}
+		return nil
+	}))
+	post(map[string]any{"op": "ready"}, nil)
+	w.loop()
+}
+
+// receive handles one message from the page; it never blocks.
+func (w *worker) receive(m js.Value) {
+	id := m.Get("id").Float()
+	switch m.Get("op").String() {
+	case "run":
+		var j experiment.Job
+		if err := json.Unmarshal([]byte(m.Get("job").String()), &j); err != nil {
+			post(map[string]any{"op": "error", "id": id, "error": fmt.Sprintf("compute: a job that is not an experiment.Job: %v", err)}, nil)
+			return
+		}
+		fault := ""
+		if f := m.Get("fault"); f.Type() == js.TypeString {
+			fault = f.String()
+		}
+		w.mu.Lock()
+		w.queue = append(w.queue, task{id: id, job: j, fault: fault})
+		w.mu.Unlock()
+		select {
+		case w.wake <- struct{}{}:
+		default:
+		}
+	case "cancel":
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for i, t := range w.queue {
+			if t.id == id {
+				w.queue = append(w.queue[:i], w.queue[i+1:]...)
+				post(map[string]any{"op": "cancelled", "id": id}, nil)
+				return
+			}
+		}
+		w.cancelled[id] = true
+	}
+}
+
+func (w *worker) next() (task, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.queue) == 0 {
+		return task{}, false
+	}
+	t := w.queue[0]
+	w.queue = w.queue[1:]
+	return t, true
+}
+
+func (w *worker) isCancelled(id float64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cancelled[id]
+}
+
+// yield lets the worker's event loop run (deliver a cancel, say) and
+// comes back at once: a message on a MessageChannel, unlike a timer, is
+// not clamped to 4 ms.
+func (w *worker) yield() {
+	js.Global().Call("headlabComputeYield")
+	<-w.resume
+}
+
+func (w *worker) loop() {
+	for {
+		t, ok := w.next()
+		if !ok {
+			<-w.wake
+			continue
+		}
+		w.run(t)
+	}
+}
+
+func (w *worker) run(t task) {
+	if t.fault == "panic" {
+		panic("compute: the test hook asked this job to panic") // kills the program, as a bug would
+	}
+	last := time.Time{}
+	ctx := experiment.Context{Slice: sliceTime, Pause: func(p experiment.Progress) bool {
+		if time.Since(last) >= progressEvery {
+			last = time.Now()
+			if b, err := experiment.EncodeProgress(p); err == nil {
+				post(map[string]any{"op": "progress", "id": t.id, "fraction": p.Fraction}, b)
+			}
+		}
+		w.yield()
+		return !w.isCancelled(t.id)
+	}}
+	res, err := experiment.Run(ctx, t.job)
+	w.mu.Lock()
+	delete(w.cancelled, t.id)
+	w.mu.Unlock()
+	switch {
+	case err == experiment.ErrCancelled:
+		post(map[string]any{"op": "cancelled", "id": t.id}, nil)
+	case err != nil:
+		post(map[string]any{"op": "error", "id": t.id, "error": err.Error()}, nil)
+	default:
+		b, err := experiment.EncodeResult(res)
+		if err != nil {
+			post(map[string]any{"op": "error", "id": t.id, "error": err.Error()}, nil)
+			return
+		}
+		post(map[string]any{"op": "done", "id": t.id, "ms": float64(res.Dur.Microseconds()) / 1000}, b)
+	}
+}
+
+// post sends a message to the page, with bytes (transferred) if given.
+func post(m map[string]any, bytes []byte) {
+	msg := js.ValueOf(m)
+	if bytes != nil {
+		arr := js.Global().Get("Uint8Array").New(len(bytes))
+		js.CopyBytesToJS(arr, bytes)
+		msg.Set("bytes", arr)
+		js.Global().Call("postMessage", msg, []any{arr.Get("buffer")})
+		return
+	}
+	js.Global().Call("postMessage", msg)
+}
+

@@ -1,0 +1,106 @@
+// The compute worker's client, in the canvas's frame: window.headlabCompute
+// starts jobs in the compute worker (static/compute-worker.js, the
+// protocol in wasm/compute) and hands every answer to the canvas program,
+// which sets headlabCompute.onmessage. The worker starts on the first job,
+// so a scene without long work never fetches it. A worker that dies fails
+// its jobs ({op: "failed"}), shows a notice on the page
+// (window.headlab.errors) and is started afresh by the next job.
+//
+//	start(key, job)   job: an experiment.Job as JSON; returns the job's id
+//	cancel(id)        stop a job (answered by {op: "cancelled"})
+//	log               the last jobs: {id, key, kind, op, ms}, newest last
+//	restarts          workers started after one died
+//
+// Test hook: window.headlabComputeFault on the page (or in this frame) set
+// to "panic" makes the next job kill the worker's program, as a bug would;
+// it is read once and cleared. Only tests set it.
+"use strict";
+(function () {
+  const MAX_LOG = 64;
+  let worker = null;
+  let nextId = 1;
+  const jobs = new Map(); // id → {key, kind, entry}
+  const host = () => (window.parent && window.parent.headlabHost) || null;
+
+  function notice(msg) {
+    const h = host();
+    if (h && h.error) h.error(msg);
+    else console.error(msg);
+  }
+
+  function deliver(msg) {
+    const j = jobs.get(msg.id);
+    if (!j) return;
+    if (msg.op !== "progress") {
+      jobs.delete(msg.id);
+      j.entry.op = msg.op;
+      if (typeof msg.ms === "number") j.entry.ms = msg.ms;
+      if (msg.error) j.entry.error = msg.error;
+    } else {
+      j.entry.fraction = msg.fraction;
+    }
+    msg.key = j.key;
+    if (typeof api.onmessage === "function") api.onmessage(msg);
+  }
+
+  function died(why) {
+    worker = null;
+    const msg = "headlab: the compute worker stopped (" + why + "); the page stays usable, and the next computation starts it afresh";
+    notice(msg);
+    for (const [id, j] of Array.from(jobs)) deliver({ op: "failed", id, error: why, key: j.key });
+  }
+
+  function start() {
+    if (worker) return worker;
+    if (api.started > 0) api.restarts++;
+    api.started++;
+    const w = new Worker("compute-worker.js");
+    w.onmessage = (e) => {
+      const msg = e.data || {};
+      if (msg.op === "dead") {
+        w.terminate();
+        if (worker === w) died(msg.error || "it ended");
+        return;
+      }
+      if (msg.op === "error") notice("headlab: a computation failed: " + msg.error);
+      deliver(msg);
+    };
+    w.onerror = (e) => {
+      e.preventDefault();
+      w.terminate();
+      if (worker === w) died(e.message || "an error in the worker");
+    };
+    worker = w;
+    return w;
+  }
+
+  const api = {
+    onmessage: null,
+    log: [],
+    started: 0,
+    restarts: 0,
+    start(key, job) {
+      const id = nextId++;
+      const kind = (() => { try { return JSON.parse(job).Kind; } catch (e) { return "?"; } })();
+      const entry = { id, key: String(key), kind, op: "running" };
+      api.log.push(entry);
+      while (api.log.length > MAX_LOG) api.log.shift();
+      jobs.set(id, { key: String(key), kind, entry });
+      const msg = { op: "run", id, job: String(job) };
+      const page = window.parent && window.parent !== window ? window.parent : window;
+      for (const w of [page, window]) {
+        if (w.headlabComputeFault) {
+          msg.fault = String(w.headlabComputeFault);
+          w.headlabComputeFault = undefined;
+        }
+      }
+      start().postMessage(msg);
+      return id;
+    },
+    cancel(id) {
+      if (worker && jobs.has(id)) worker.postMessage({ op: "cancel", id });
+    },
+    running: () => jobs.size,
+  };
+  window.headlabCompute = api;
+})();
