@@ -177,3 +177,16 @@ const (
 	MinPrecision = recovery.MinPrecision
 	MaxPrecision = recovery.MaxPrecision
 )
+
+// FamilyShape returns the i-th shape of the family the tests and the
+// measurements sweep (issue 12): d ∈ {2, 3}, H ∈ {1, 2}, m ∈ {d, d+1},
+// K ∈ 2…5, every combination in turn as i runs through 0…31.
+func FamilyShape(i int) Shape {
+	d := 2 + i%2
+	return Shape{Heads: 1 + i/2%2, Width: d, Dim: d + i/4%2, Units: 2 + i/8%4}
+}
+
+// IdealUnitQueries returns the unit phase's ideal count for K units
+// behind Hd features: K + 1 local solves of Hd + 1 queries each
+// (MATH.md §3.7).
+func IdealUnitQueries(H, d, K int) int { return (K + 1) * (H*d + 1) }
