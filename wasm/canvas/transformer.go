@@ -118,12 +118,15 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
 	if !has || scene.InHeads(cur) {
 		rec, ok := sc.PhaseA()
-		v, hasV := scene.StepView{}, false
-		if ok {
-			v, hasV = rec.View()
-		} else {
-			rec = &scene.Recovery{State: sc.State}
+		if !ok {
+			msg := "Phase A made no value of the odd part."
+			if err := sc.Failed(); err != nil {
+				msg += " " + err.Error()
+			}
+			r.paragraph(screen, &r.text, msg, x, y, w, th.Query)
+			return
 		}
+		v, hasV := rec.View()
 		if !hasV && has && cur.Kind == transformer.ResidualValue {
 			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, muted)
 		}

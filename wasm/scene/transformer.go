@@ -256,8 +256,7 @@ func (t *Transformer) IdealUnits() int { return (t.State.Units + 1) * (t.Blocks(
 // PhaseA returns the Recovery scene of phase A at the current step: the
 // odd part's run (Result.Heads) with as many of its queries made as the
 // current step has made, so that the Recovery scene's drawing shows it.
-// It returns false when the run has no phase A trace or the current step
-// lies before it.
+// It returns false when the run has no phase A trace.
 func (t *Transformer) PhaseA() (*Recovery, bool) {
 	if t.Run == nil || len(t.Run.Result.Heads.Trace.Queries) == 0 {
 		return nil, false
@@ -276,7 +275,7 @@ func (t *Transformer) PhaseA() (*Recovery, bool) {
 	if e, err := attention.RelativeError(res.Layer, t.Odd); err == nil && t.Run.Err == nil {
 		r.Error = e
 	}
-	return r, made > 0
+	return r, true
 }
 
 // Failed returns the run's error (a failed condition, or the worker's),
