@@ -65,10 +65,14 @@ func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme)
 	r.drawTSteps(screen, sc, full, th)
 }
 
-// unitColor is unit k's colour: the head palette from its far end, so that
-// the first units do not look like the first heads.
+// unitOrder is the order of the head palette in which units are
+// coloured: the heads' first colours last, and yellow (too light on white
+// for a thin line) left out.
+var unitOrder = [...]int{5, 2, 3, 4, 1, 0, 7}
+
+// unitColor is unit k's colour.
 func unitColor(th scene.Theme, k int) (c [4]uint8) {
-	col := th.HeadColor(len(scene.HeadColors) - 2 - k%(len(scene.HeadColors)-1))
+	col := th.HeadColor(unitOrder[k%len(unitOrder)])
 	return [4]uint8{col.R, col.G, col.B, col.A}
 }
 
@@ -275,7 +279,8 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	// queries as small dots on the curve, kinks as vertical lines.
 	base := plot.Y + plot.H - 10*u
 	cur, _ := sc.Current()
-	for i, m := range r.marks {
+	nk := 0 // kinks drawn, to stagger their labels
+	for _, m := range r.marks {
 		px := ax.X(m.T)
 		last := m.Step == sc.Step()
 		switch m.Kind {
@@ -287,8 +292,14 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 			}
 			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 6*u, 2.5*u, c)
 			if m.Unit >= 0 {
-				r.under.put(clip, &r.text, fmt.Sprintf("unit %d", m.Unit+1), px+4*u, plot.Y+6*u+recHeight(&r.text)*float64(1+i%3), c)
+				lbl := fmt.Sprintf("unit %d", m.Unit+1)
+				lx := px + 4*u
+				if lx+recWidth(&r.text, lbl) > plot.X+plot.W {
+					lx = px - 4*u - recWidth(&r.text, lbl)
+				}
+				r.under.put(clip, &r.text, lbl, lx, plot.Y+6*u+recHeight(&r.text)*float64(1+nk%4), c)
 			}
+			nk++
 		case transformer.Probe:
 			c := recAccent(th)
 			if !m.OK {
@@ -315,7 +326,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		}
 	}
 	if cur.Kind == transformer.SelfCheck {
-		r.under.put(clip, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+4*u+recHeight(&r.text), th.Query)
+		r.under.put(clip, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-recHeight(&r.text)-24*u, th.Query)
 	}
 	r.clipTo(plot)
 	legend := "◆ local solve (Hd+1 two-token queries)  ● side / hyperplane query  ┆ kink, coloured by its unit"
@@ -427,8 +438,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	y += 8 * u
 
 	// Units: the single-token direction c = Σ_h η_h, true and recovered.
-	r.lab.put(screen, &r.text, "Units (phase B), by where their single-token hyperplane crosses the line: sign and c = Σ_h η_h = |a| Σ_h V_h b", x, y, th.Text)
-	y += recHeight(&r.text) + 4*u
+	y = r.paragraph(screen, &r.text, "Units (phase B), by where their single-token hyperplane crosses the line: sign and c = Σ_h η_h = |a| Σ_h V_h b", x, y, w, th.Text) + 4*u
 	cols := []float64{x, x + 70*u, x + 160*u, x + 230*u, x + 230*u + (w-300*u)/2, x + w - 70*u}
 	if w < 700*u {
 		cols = []float64{x, x + 56*u, x + 130*u, x + 170*u, x + 170*u + (w-230*u)/2, x + w - 60*u}

@@ -201,10 +201,15 @@ type Counts struct {
 	Probes, Solves      int // local solves tried, and those that gave a piece
 }
 
-// Counts returns what the current step has made.
+// Counts returns what the current step has made; in the result view,
+// what the whole run made.
 func (t *Transformer) Counts() Counts {
 	var c Counts
-	for _, s := range t.Done() {
+	done := t.Done()
+	if t.Run != nil && t.State.View == "result" {
+		done = t.Run.Result.Steps
+	}
+	for _, s := range done {
 		if InHeads(s) {
 			c.Head += s.Calls
 		} else {
@@ -298,7 +303,8 @@ func (t *Transformer) Error() float64 {
 
 // Facts returns the numbers the scene shows, under the names of the
 // page's test contract: step, steps, queries, headQueries and unitQueries
-// (made by the step, by phase), units (identified by the step) and, at the
+// (made by the step, by phase; in the result view, by the whole run),
+// units (identified by the step, or the run) and, at the
 // end (or in the result view), error: the largest relative |ΔF| of the
 // recovered against the true network on held-out sequences. Among the
 // others: headBound (2·the schedule's count), idealUnits ((K+1)(Hd+1)),

@@ -154,7 +154,7 @@ func TestTransformer(t *testing.T) {
 	again.close()
 
 	res := transformerOpen(tb, transformerBase+"&view=result")
-	if res.Error == nil || res.Equivalent == nil {
+	if res.Error == nil || res.Equivalent == nil || res.Queries != end.Queries || res.Units != end.Units {
 		t.Errorf("the result view: %+v", res)
 	}
 	shoot(tb, "transformer-result")
