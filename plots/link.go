@@ -6,6 +6,7 @@ import (
 
 	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
+	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
@@ -18,7 +19,8 @@ import (
 //   - recovery, by view: steps and result, the rational function of the
 //     current step with its fit and poles (RationalFit); sweep, error
 //     against ε and against H (ErrorVsNoise, ErrorVsHeads); modes, queries
-//     against d (QueriesVsWidth).
+//     against d (QueriesVsWidth);
+//   - transformer: the scene's view at its step (TransformerFigure).
 //
 // The state must be valid (link.Parse only returns valid states); the
 // options choose the style (size preset and font size) and are checked.
@@ -42,6 +44,12 @@ func ForLink(s link.State, o Options) (Figure, error) {
 			f, err = queriesFigure(s, st)
 		default:
 			f, err = rfFigure(s, st)
+		}
+	case "transformer":
+		var sc *scene.Transformer
+		if sc, err = TransformerScene(s); err == nil {
+			f, err = TransformerFigure(sc, st)
+			s = sc.Link() // the step clamped to the run's end, as on the page
 		}
 	default:
 		return Figure{}, fmt.Errorf("plots: no figure for scene %q", s.Scene)

@@ -49,6 +49,10 @@ var want = map[string]struct {
 	"recovery-noise":   {4, "oracle accuracy", "largest relative error"},
 	"recovery-heads":   {3, "heads", "largest relative error"},
 	"recovery-queries": {4, "token width", "queries"},
+	// the true F, the pieces, five kinks, the local solves, the side queries
+	"transformer-units": {9, "line", "single tokens"},
+	// two heads, the units, the diagonal
+	"transformer-result": {4, "true", "recovered"},
 }
 
 func TestStandardSVG(t *testing.T) {

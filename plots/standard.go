@@ -17,7 +17,8 @@ type Standard struct {
 
 // StandardSet returns the standard figures: attention weights, the atom
 // explosion curve, the mass by |S|, a fitted rational function with its
-// poles, recovery error against ε and against H, and queries against d.
+// poles, recovery error against ε and against H, queries against d, and
+// the Transformer's units along the line and its recovered parameters.
 func StandardSet() []Standard {
 	att := link.Default()
 	atoms := link.Default()
@@ -38,6 +39,15 @@ func StandardSet() []Standard {
 	modes.View, modes.D = "modes", 4
 	modes.Tok, modes.W, modes.Val = link.Defaults(modes)
 	modes.Q = link.DefaultQuery(modes)
+
+	tf := link.Default()
+	tf.Scene, tf.H, tf.D, tf.M, tf.Units, tf.Seed = "transformer", 2, 3, 3, 5, 1 // the tour's run
+	tf.Tok, tf.W, tf.Val = link.Defaults(tf)
+	tf.Q = link.DefaultQuery(tf)
+	tfUnits := tf
+	tfUnits.Step = 116 // every unit identified, before the self-checks
+	tfResult := tf
+	tfResult.View = "result"
 
 	withLink := func(b func(link.State, Style) (Figure, error)) func(link.State, Options) (Figure, error) {
 		return func(s link.State, o Options) (Figure, error) {
@@ -77,5 +87,7 @@ func StandardSet() []Standard {
 			return ErrorVsHeads(HeadsSweep(sw, s), st)
 		})},
 		{Name: "recovery-queries", State: modes, Build: ForLink},
+		{Name: "transformer-units", State: tfUnits, Build: ForLink},
+		{Name: "transformer-result", State: tfResult, Build: ForLink},
 	}
 }

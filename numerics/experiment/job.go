@@ -17,6 +17,8 @@ const (
 	KindSweep    Kind = "sweep"    // the noise sweep (Sweep)
 	KindFit      Kind = "fit"      // the fewer-atoms fit (FitFewer)
 	KindTiming   Kind = "timing"   // the cost per query (MeasureCost)
+	// KindTransformer is one transformer run (LearnTransformer).
+	KindTransformer Kind = "transformer"
 )
 
 // Job is one experiment to run and its parameters: the page's canvas sends
@@ -30,6 +32,8 @@ type Job struct {
 	Fit      *Fit       `json:",omitempty"`
 	Known    []FitPoint `json:",omitempty"` // KindFit: the points the caller already has
 	Timing   *Timing    `json:",omitempty"`
+	// Transformer is KindTransformer's set-up.
+	Transformer *Transformer `json:",omitempty"`
 }
 
 // Progress is how far a job has got: the fraction done and, by kind, the
@@ -48,6 +52,8 @@ type Result struct {
 	Sweep    *SweepState
 	Fit      *FitCurve
 	Timing   *Costs
+	// Transformer is KindTransformer's run.
+	Transformer *TransformerRun
 	// Dur is how long the job took where it ran (a measurement).
 	Dur time.Duration
 }
@@ -119,6 +125,13 @@ func Run(ctx Context, j Job) (res Result, err error) {
 		var c Costs
 		c, err = MeasureCost(ctx, *j.Timing)
 		res.Timing = &c
+	case KindTransformer:
+		if j.Transformer == nil {
+			return Result{}, fmt.Errorf("experiment: a transformer job without its set-up")
+		}
+		var run TransformerRun
+		run, err = LearnTransformer(ctx, *j.Transformer)
+		res.Transformer = &run
 	default:
 		return Result{}, fmt.Errorf("experiment: no experiment of kind %q", j.Kind)
 	}

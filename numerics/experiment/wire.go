@@ -24,6 +24,8 @@ type wireResult struct {
 	Fit      *FitCurve
 	Timing   *Costs
 	Dur      time.Duration
+	// Transformer is a transformer run (transformer.go).
+	Transformer *wireTransformer
 }
 
 type wireRun struct {
@@ -46,7 +48,7 @@ type wireFault struct {
 
 // EncodeResult encodes a job's result for DecodeResult.
 func EncodeResult(r Result) ([]byte, error) {
-	w := wireResult{Kind: r.Kind, Sweep: r.Sweep, Fit: r.Fit, Timing: r.Timing, Dur: r.Dur}
+	w := wireResult{Kind: r.Kind, Sweep: r.Sweep, Fit: r.Fit, Timing: r.Timing, Dur: r.Dur, Transformer: toWireTransformer(r.Transformer)}
 	if run := r.Recovery; run != nil {
 		wr := &wireRun{Result: run.Result, Dur: run.Dur}
 		if run.Err != nil {
@@ -74,7 +76,7 @@ func DecodeResult(b []byte) (Result, error) {
 	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&w); err != nil {
 		return Result{}, fmt.Errorf("experiment: decoding a result: %w", err)
 	}
-	r := Result{Kind: w.Kind, Sweep: w.Sweep, Fit: w.Fit, Timing: w.Timing, Dur: w.Dur}
+	r := Result{Kind: w.Kind, Sweep: w.Sweep, Fit: w.Fit, Timing: w.Timing, Dur: w.Dur, Transformer: w.Transformer.run()}
 	if wr := w.Recovery; wr != nil {
 		run := &RecoveryRun{Result: wr.Result, Dur: wr.Dur}
 		switch {

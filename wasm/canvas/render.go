@@ -29,6 +29,8 @@ func rendererFor(sc scene.Scene) renderer {
 		return &atomsRenderer{hover: -1}
 	case *scene.Recovery:
 		return &recoveryRenderer{}
+	case *scene.Transformer:
+		return &transformerRenderer{hoverMark: -1}
 	default:
 		return &attentionRenderer{hover: -1}
 	}

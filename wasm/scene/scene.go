@@ -42,6 +42,8 @@ type Lab struct {
 	atoms    *atomsLab
 	recovery *recoveryLab
 	tasks    *tasks
+
+	transformer *transformerLab
 }
 
 // NewLab returns an empty lab whose jobs are run by its owner (Wanted,
@@ -52,7 +54,7 @@ func NewLab() *Lab { return NewLocalLab(nil) }
 // (experiment.Run, usually) when they are asked for; nil is NewLab.
 func NewLocalLab(run Runner) *Lab {
 	t := newTasks(run)
-	return &Lab{atoms: newAtomsLab(t), recovery: &recoveryLab{t: t}, tasks: t}
+	return &Lab{atoms: newAtomsLab(t), recovery: &recoveryLab{t: t}, tasks: t, transformer: &transformerLab{t: t}}
 }
 
 // New computes the scene a state selects, reusing what lab holds (a nil
@@ -66,6 +68,8 @@ func New(s link.State, lab *Lab) (Scene, error) {
 		return NewAtoms(s, lab)
 	case "recovery":
 		return NewRecovery(s, lab)
+	case "transformer":
+		return NewTransformer(s, lab)
 	default:
 		return NewAttention(s)
 	}

@@ -36,6 +36,14 @@ func randomState(rng *rand.Rand) State {
 		}
 	}
 	s.M = 1 + rng.IntN(8)
+	s.Units = 1 + rng.IntN(TransformerUnits)
+	s.Readout = rng.IntN(2) == 1
+	if s.Scene == "transformer" {
+		s.M = 1 + rng.IntN(TransformerDim)
+		if s.Resid = rng.IntN(2) == 1; s.Resid {
+			s.M = s.D
+		}
+	}
 	s.K = 1 + rng.IntN(15)
 	s.Keys = []string{"random", "shared"}[rng.IntN(2)]
 	s.Src = []string{"random", "attention"}[rng.IntN(2)]
@@ -123,6 +131,13 @@ func TestHostileLinks(t *testing.T) {
 		{"#tour=-1", "tour"},
 		{"#H=2&heat=5", "heat"},
 		{"#hide=intro,<b>x</b>,controls", "hide"},
+		{"#scene=transformer&H=4", "H"},
+		{"#scene=transformer&d=5", "d"},
+		{"#scene=transformer&m=7", "m"},
+		{"#scene=transformer&K=9", "K"},
+		{"#scene=transformer&K=0", "K"},
+		{"#scene=transformer&resid=1&d=3&m=2", "m"},
+		{"#scene=transformer&readout=2", "readout"},
 		{"#" + strings.Repeat("garbage&=", 1200), ""},
 		{"#" + strings.Repeat("x", MaxLength+10), ""},
 	}
@@ -219,6 +234,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("#v=1&scene=attention&H=3&d=2&seed=7")
 	f.Add("#H=NaN&d=1e308&N=-1&tok=" + strconv.Itoa(1<<30))
 	f.Add("#%ff&&==&H=8&d=16&N=64&W=1")
+	f.Add("#v=1&scene=transformer&H=3&d=4&m=9&K=12&resid=1&readout=1&prec=100&step=7")
 	f.Fuzz(func(t *testing.T, link string) {
 		s, notes := Parse(link)
 		if err := s.Validate(); err != nil {
@@ -364,5 +380,47 @@ func TestPrecisionWidensTheHeads(t *testing.T) {
 	wide, _ := Parse("#v=1&scene=recovery&H=12&prec=256")
 	if narrow, _ := wide.With("prec", "0"); narrow.H != MaxHeads || narrow.Validate() != nil {
 		t.Fatalf("float64 again keeps H = %d: %v", narrow.H, narrow.Validate())
+	}
+}
+
+// TestTransformerLimits checks that each of the transformer scene's limits
+// clamps with a notice naming it, and that its keys leave the other scenes
+// alone.
+func TestTransformerLimits(t *testing.T) {
+	cases := []struct {
+		link, key, says string
+		got             func(State) int
+		want            int
+	}{
+		{"#scene=transformer&H=5", "H", "H up to 3", func(s State) int { return s.H }, TransformerHeads},
+		{"#scene=transformer&d=9", "d", "d up to 4", func(s State) int { return s.D }, TransformerWidth},
+		{"#scene=transformer&m=8", "m", "m up to 6", func(s State) int { return s.M }, TransformerDim},
+		{"#scene=transformer&K=100", "K", "maximum 8", func(s State) int { return s.Units }, TransformerUnits},
+		{"#scene=transformer&d=3&m=5&resid=1", "m", "m = d = 3", func(s State) int { return s.M }, 3},
+	}
+	for _, c := range cases {
+		s, notes := Parse(c.link)
+		if c.got(s) != c.want {
+			t.Errorf("%s: %s = %d, want %d", c.link, c.key, c.got(s), c.want)
+		}
+		found := false
+		for _, n := range notes {
+			found = found || (n.Key == c.key && strings.Contains(n.Message, c.says))
+		}
+		if !found {
+			t.Errorf("%s: no notice on %s saying %q: %v", c.link, c.key, c.says, notes)
+		}
+	}
+	s, notes := Parse("#scene=atoms&m=8&K=3&resid=1")
+	if len(notes) != 0 || s.M != 8 {
+		t.Fatalf("atoms with m=8: m=%d, notices %v", s.M, notes)
+	}
+	s, _ = Parse("#scene=transformer&H=2&d=3&m=3&K=5&prec=256&readout=1")
+	tr := s.Transformer()
+	if tr.H != 2 || tr.D != 3 || tr.M != 3 || tr.K != 5 || !tr.Readout || tr.Residual || tr.Precision() != 256 {
+		t.Fatalf("set-up %+v", tr)
+	}
+	if s.Prec = 0; s.Transformer().Precision() == 0 {
+		t.Fatal("prec 0 must mean the scene's working precision")
 	}
 }

@@ -31,14 +31,17 @@ const (
 
 // Scenes lists the scene names a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention", "atoms", "recovery"}
+var Scenes = []string{"attention", "atoms", "recovery", "transformer"}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
 // recovery scenes edit d×d matrices and stop at 16.
 func WidthLimit(scene string) int {
-	if scene == "atoms" {
+	switch scene {
+	case "atoms":
 		return MaxWidth
+	case "transformer":
+		return TransformerWidth
 	}
 	return 16
 }
@@ -46,11 +49,27 @@ func WidthLimit(scene string) int {
 // HeadLimit returns the largest H the state's scene takes: MaxHeads, or
 // MaxHeadsExtended in the recovery scene at extended precision.
 func HeadLimit(s State) int {
-	if s.Scene == "recovery" && s.Prec > 0 {
+	switch {
+	case s.Scene == "transformer":
+		return TransformerHeads
+	case s.Scene == "recovery" && s.Prec > 0:
 		return MaxHeadsExtended
 	}
 	return MaxHeads
 }
+
+// The transformer scene's limits, which keep one run of transformer.Learn
+// interactive in the browser's compute worker (measured in the README): H
+// heads of width d, attention output width m, K units.
+const (
+	TransformerHeads = 3
+	TransformerWidth = 4
+	TransformerDim   = 6
+	TransformerUnits = 8
+)
+
+// DefaultUnits is the default number K of the transformer scene's units.
+const DefaultUnits = 4
 
 // Extended precision: prec is 0 (float64) or MinPrecision…MaxPrecision
 // bits of big.Float mantissa.
@@ -119,7 +138,7 @@ func Schema() []Field {
 			at: func(s *State) any { return new(int) }},
 		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: Scenes, Always: true,
 			at: func(s *State) any { return &s.Scene }},
-		{Key: "prec", Kind: Int, Doc: "bits of extended precision (0: float64)", Default: "0", Min: 0, Max: MaxPrecision,
+		{Key: "prec", Kind: Int, Doc: "bits of extended precision (0: float64; in the transformer scene, its working precision of 192 bits)", Default: "0", Min: 0, Max: MaxPrecision,
 			at: func(s *State) any { return &s.Prec },
 			bound: func(s *State) (float64, float64, string) {
 				if s.Prec == 0 {
@@ -159,8 +178,26 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Val }, size: func(s *State) int { return s.H * s.D }},
 		{Key: "q", Kind: Floats, Doc: "the atom scene's query q, d numbers (default: drawn from the seed)", Min: -MaxCoord, Max: MaxCoord,
 			at: func(s *State) any { return &s.Q }, size: func(s *State) int { return s.D }},
-		{Key: "m", Kind: Int, Doc: "atoms per head in the general-fusion panel", Default: "3", Min: 1, Max: MaxAtoms,
-			at: func(s *State) any { return &s.M }},
+		{Key: "resid", Kind: Bool, Doc: "the transformer's residual y + x_N (needs m = d)", Default: "0",
+			at: func(s *State) any { return &s.Resid }},
+		{Key: "readout", Kind: Bool, Doc: "the transformer's linear readout + wᵀy", Default: "0",
+			at: func(s *State) any { return &s.Readout }},
+		{Key: "m", Kind: Int, Doc: "atoms per head in the general-fusion panel; the transformer's attention output width", Default: "3", Min: 1, Max: MaxAtoms,
+			at: func(s *State) any { return &s.M },
+			bound: func(s *State) (float64, float64, string) {
+				switch {
+				case s.Scene != "transformer":
+					return 1, MaxAtoms, ""
+				case s.Resid:
+					return float64(s.D), float64(s.D), fmt.Sprintf("the residual y + x_N needs m = d = %d", s.D)
+				}
+				return 1, TransformerDim, fmt.Sprintf("the transformer scene takes m up to %d", TransformerDim)
+			}},
+		{Key: "K", Kind: Int, Doc: "units of the transformer's ReLU feed-forward network", Default: strconv.Itoa(DefaultUnits), Min: 1, Max: TransformerUnits,
+			at: func(s *State) any { return &s.Units },
+			bound: func(s *State) (float64, float64, string) {
+				return 1, TransformerUnits, fmt.Sprintf("the transformer scene takes K up to %d", TransformerUnits)
+			}},
 		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: "random", Allowed: []string{"random", "shared"},
 			at: func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
@@ -186,11 +223,11 @@ func Schema() []Field {
 			}},
 		{Key: "cancel", Kind: Bool, Doc: "add a pair of heads that cancel (same W, opposite v)", Default: "0",
 			at: func(s *State) any { return &s.Cancel }},
-		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel", Default: "steps", Allowed: views,
+		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel (the transformer scene's: steps or result)", Default: "steps", Allowed: views,
 			at: func(s *State) any { return &s.View }},
-		{Key: "mode", Kind: Enum, Doc: "recovery schedule", Default: "paper", Allowed: []string{"paper", "economy"},
+		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: "paper", Allowed: []string{"paper", "economy"},
 			at: func(s *State) any { return &s.Mode }},
-		{Key: "step", Kind: Int, Doc: "recovery step", Default: "0", Min: 0, Max: MaxStep,
+		{Key: "step", Kind: Int, Doc: "recovery step; the transformer scene's step of its run", Default: "0", Min: 0, Max: MaxStep,
 			at: func(s *State) any { return &s.Step }},
 		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: MaxNoise,
 			at: func(s *State) any { return &s.Noise }},

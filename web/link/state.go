@@ -37,6 +37,10 @@ type State struct {
 	Keys string    // random or shared keys in the general-fusion panel
 	K    int       // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
 
+	Units   int  // the transformer's units K, 1…TransformerUnits
+	Resid   bool // the transformer's residual y + x_N
+	Readout bool // the transformer's linear readout
+
 	H0     int    // upper bound on H for the learner; 0 when H is known
 	Src    string // the recovery scene's true layer: random or attention
 	Dup    int    // heads of the true layer given a duplicate, 0…H
@@ -71,7 +75,7 @@ const maxNotices = 12
 
 // Default returns the state of a page opened without a link.
 func Default() State {
-	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3,
+	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3, Units: DefaultUnits,
 		Src: "random", View: "steps", Mode: "paper", Theme: "auto"}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.Q = DefaultQuery(s)

@@ -20,6 +20,7 @@
     { key: "attention", name: "Attention" },
     { key: "atoms", name: "Atom explosion" },
     { key: "recovery", name: "Recovery" },
+    { key: "transformer", name: "Transformer" },
   ].filter((s) => s.key === "attention" || modules[s.key]);
   const HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
@@ -552,7 +553,7 @@
   // ---- lecture use: keyboard, presentation mode, text size, class links ----
   const PANELS = ["intro", "controls", "outputs", "tables", "notices", "export"];
   const SHORTCUTS = [
-    ["← →", "previous / next step (recovery), or of the tour"],
+    ["← →", "previous / next step (recovery, transformer), or of the tour"],
     ["Space", "play / pause (recovery)"],
     ["Home End", "first / last step (recovery)"],
     ["f", "full screen"],

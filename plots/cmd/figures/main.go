@@ -3,6 +3,7 @@
 // Export panel makes from the same link.
 //
 //	figures -link '#v=1&scene=attention&H=3&d=2&seed=7' -format pdf -o fig.pdf
+//	figures -link '#v=1&scene=transformer&H=2&d=3&m=3&K=5&view=result' -o tf.svg
 //	figures -link '…' -csv data.csv            the numbers behind the figure
 //	figures -all DIR [-csv]                    the standard set (SVG + PNG at 150 dpi)
 //

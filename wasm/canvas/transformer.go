@@ -1,0 +1,501 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
+	"headlab/numerics/transformer"
+	"headlab/wasm/scene"
+)
+
+// transformerRenderer draws the Transformer scene: in the step view the
+// query counters of both phases, then phase A as the Recovery scene draws
+// a query (its strip and its rational function, the odd part G standing in
+// for F) or phase B as the line of single tokens with the true F, the
+// pieces solved so far, each local solve, side query and hyperplane probe
+// as a mark, and each kink in the colour of its unit once identified; in
+// the result view the recovered against the true network. It draws with
+// the Recovery renderer's batches and labels.
+type transformerRenderer struct {
+	recoveryRenderer
+	axes      scene.LineAxes
+	axesShown bool
+	marks     []scene.Mark
+	hoverMark int
+}
+
+func (r *transformerRenderer) reset(a *app) {
+	r.recoveryRenderer.reset(a)
+	r.axesShown, r.hoverMark = false, -1
+}
+
+// pointer hovers the marks on the line, for their tooltip.
+func (r *transformerRenderer) pointer(a *app, p pointerState) scene.Scene {
+	r.hoverX, r.hoverY = p.x, p.y
+	now := -1
+	if r.axesShown {
+		now = scene.HitMark(r.axes, r.marks, p.x, p.y, 6*r.u)
+	}
+	if now != r.hoverMark {
+		r.hoverMark = now
+		a.redraw = true
+	}
+	return nil
+}
+
+func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
+	sc, ok := a.scene.(*scene.Transformer)
+	if !ok || a.view.Width < 1 || r.u == 0 {
+		return
+	}
+	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
+	r.axesShown = false
+	defer r.flush(screen)
+	if sc.State.View == "result" {
+		r.drawTResult(screen, sc, full, th)
+		return
+	}
+	r.drawTSteps(screen, sc, full, th)
+}
+
+// unitOrder is the order of the head palette in which units are
+// coloured: the heads' first colours last, and yellow (too light on white
+// for a thin line) left out.
+var unitOrder = [...]int{5, 2, 3, 4, 1, 0, 7}
+
+// unitColor is unit k's colour.
+func unitColor(th scene.Theme, k int) (c [4]uint8) {
+	col := th.HeadColor(unitOrder[k%len(unitOrder)])
+	return [4]uint8{col.R, col.G, col.B, col.A}
+}
+
+func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
+	u := r.u
+	pad := 16 * u
+	narrow := full.W < 560*u
+	if narrow {
+		pad = 10 * u
+	}
+	x, y, w := pad, pad, full.W-2*pad
+	muted := recMuted(th)
+	head := fmt.Sprintf("Step %d of %d", sc.Step(), sc.Steps())
+	if sc.Computing() {
+		head = "Computing the run…"
+	}
+	hx := x + r.lab.put(screen, &r.title, head, x, y, th.Text) + 16*u
+	cur, has := sc.Current()
+	what := "phase A: the heads from F(X) − F(−X) · phase B: the units along a line"
+	if has {
+		if scene.InHeads(cur) {
+			what = "phase A · " + cur.Kind.String() + " of G(X) = F(X) − F(−X)"
+		} else {
+			what = "phase B · " + cur.Kind.String()
+			if cur.Kind != transformer.SelfCheck {
+				what += " at t = " + tFmt(cur.T)
+			}
+		}
+	}
+	if narrow {
+		y += recHeight(&r.title)
+		hx = x
+	}
+	r.lab.put(screen, &r.text, what, hx, y+(recHeight(&r.title)-recHeight(&r.text))/2, muted)
+	y += recHeight(&r.title) + 6*u
+
+	if sc.NetErr != nil {
+		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
+		return
+	}
+	if sc.Computing() {
+		f := sc.Progress()
+		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%. Every step after that is instant; changing the set-up starts afresh.", int(100*f)), x, y+8*u, w, muted)
+		r.progressBar(x, y, w, f, th)
+		return
+	}
+	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
+	if !has || scene.InHeads(cur) {
+		rec, ok := sc.PhaseA()
+		if !ok {
+			msg := "Phase A made no value of the odd part."
+			if err := sc.Failed(); err != nil {
+				msg += " " + err.Error()
+			}
+			r.paragraph(screen, &r.text, msg, x, y, w, th.Query)
+			return
+		}
+		v, hasV := rec.View()
+		if !hasV && has && cur.Kind == transformer.ResidualValue {
+			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, muted)
+		}
+		y = r.drawStrip(screen, rec, v, hasV, x, y, w, th) + 8*u
+		left := 58 * u
+		if narrow {
+			left = 46 * u
+		}
+		plot := scene.Rect{X: x + left, Y: y, W: w - left, H: math.Max(60*u, full.H-y-pad-26*u)}
+		r.drawPlot(screen, rec, v, hasV, plot, th)
+		return
+	}
+	side := 0.0
+	if full.W >= 900*u {
+		side = 280 * u
+	}
+	left := 58 * u
+	if narrow {
+		left = 46 * u
+	}
+	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 2*recHeight(&r.text) - 8*u}
+	if side == 0 {
+		plot.H -= 4 * recHeight(&r.text)
+	}
+	plot.H = math.Max(60*u, plot.H)
+	r.drawLine(screen, sc, plot, th)
+	if side > 0 {
+		r.drawUnitList(screen, sc, scene.Rect{X: plot.X + plot.W + 16*u, Y: y, W: side, H: plot.H}, th)
+	} else {
+		r.drawUnitList(screen, sc, scene.Rect{X: x, Y: plot.Y + plot.H + 2*recHeight(&r.text) + 8*u, W: w, H: 4 * recHeight(&r.text)}, th)
+	}
+}
+
+// drawTCounter draws the queries of both phases against their yardsticks:
+// 2·(the schedule's count) for the heads, the ideal (K+1)(Hd+1) for the
+// units; it returns the y below.
+func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme) float64 {
+	u := r.u
+	muted := recMuted(th)
+	c := sc.Counts()
+	res := sc.Run.Result
+	line := fmt.Sprintf("queries %d · units found %d of K = %d · longest query %d of 2H+1 = %d", c.Queries, c.Units, sc.State.Units, res.MaxLength, 2*sc.State.H+1)
+	y = r.paragraph(screen, &r.text, line, x, y, w, th.Text) + 2*u
+	gap := 16 * u
+	bw := (w - gap) / 2
+	if w < 520*u {
+		bw = w
+	}
+	bar := func(bx, by float64, name string, got, total, yard int, yardName string) float64 {
+		r.lab.put(screen, &r.text, fmt.Sprintf("%s %d of %d", name, got, total), bx, by, muted)
+		by += recHeight(&r.text) + 2*u
+		top := float64(max(total, yard, 1)) * 1.05
+		bh := 10 * u
+		r.flat.rect(bx, by, bw, bh, th.Grid)
+		r.flat.rect(bx, by, bw*float64(got)/top, bh, recAccent(th))
+		mx := bx + bw*float64(yard)/top
+		r.smooth.line(mx, by-3*u, mx, by+bh+3*u, 2*u, th.Text)
+		tw := recWidth(&r.text, yardName)
+		r.lab.put(screen, &r.text, yardName, math.Max(bx, math.Min(mx-tw/2, bx+bw-tw)), by+bh+3*u, muted)
+		return by + bh + 3*u + recHeight(&r.text)
+	}
+	y1 := bar(x, y, "heads", c.Head, res.HeadQueries, sc.HeadBound(), fmt.Sprintf("2·schedule = %d", sc.HeadBound()))
+	bx, by := x+bw+gap, y
+	if bw == w {
+		bx, by = x, y1+4*u
+	}
+	y2 := bar(bx, by, "units", c.Unit, res.UnitQueries, sc.IdealUnits(), fmt.Sprintf("ideal (K+1)(%dd+1) = %d", sc.Blocks(), sc.IdealUnits()))
+	return math.Max(y1, y2)
+}
+
+// drawLine draws phase B: F on the single tokens of the line against
+// θ = atan t, the pieces found so far, and the marks.
+func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transformer, plot scene.Rect, th scene.Theme) {
+	u := r.u
+	muted := recMuted(th)
+	lo, hi := sc.LineRange()
+	ax := scene.LineAxes{Plot: plot, Y0: lo, Y1: hi}
+	r.axes, r.axesShown = ax, true
+	r.marks = sc.Marks()
+	clip := recClip(screen, plot)
+	for _, t := range ax.TTicks() {
+		px := ax.X(t)
+		c := th.Grid
+		if t == 0 {
+			c = th.Axis
+		}
+		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, c)
+		s := tFmt(t)
+		r.lab.put(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+	}
+	for _, yv := range ax.YTicks(5) {
+		py := ax.Y(yv)
+		c := th.Grid
+		if yv == 0 {
+			c = th.Axis
+		}
+		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, c)
+		s := recTick(yv)
+		r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
+	}
+	r.plotFrame(screen, plot, "t on the line of single tokens p + t·q (axis θ = atan t)", th)
+	r.under.put(clip, &r.text, "F on single tokens (the true network, grey); pieces Λ·φ solved so far", plot.X+6*u, plot.Y+4*u, muted)
+
+	// The true F, thin and muted: what the learner does not see.
+	var pts [][2]float64
+	for px := plot.X; px <= plot.X+plot.W; px += 2 * u {
+		t := ax.T(px)
+		pts = append(pts, [2]float64{px, ax.Y(sc.TrueF(t))})
+	}
+	r.clipSmooth.polyline(pts, 1.5*u, recMix(th.Background, muted, 0.55))
+
+	// Each piece over the stretch between its neighbouring kinks.
+	kinks := []float64{math.Inf(-1)}
+	for _, m := range r.marks {
+		if m.Kind == transformer.KinkFound {
+			kinks = append(kinks, m.T)
+		}
+	}
+	kinks = append(kinks, math.Inf(1))
+	for _, p := range sc.Pieces() {
+		a, b := math.Inf(-1), math.Inf(1)
+		for _, k := range kinks {
+			if k <= p.T && k > a {
+				a = k
+			}
+			if k >= p.T && k < b {
+				b = k
+			}
+		}
+		if math.IsInf(p.T, -1) {
+			b = kinks[min(1, len(kinks)-1)]
+		}
+		if math.IsInf(p.T, 1) {
+			a = kinks[max(0, len(kinks)-2)]
+		}
+		var seg [][2]float64
+		for px := ax.X(a); px <= ax.X(b)+0.01; px += 2 * u {
+			t := ax.T(math.Min(px, ax.X(b)))
+			seg = append(seg, [2]float64{px, ax.Y(sc.PieceF(p, t))})
+		}
+		if len(seg) > 1 {
+			r.clipSmooth.polyline(seg, 3*u, recAccent(th))
+		}
+	}
+	// The marks: local solves as diamonds on the axis, side and hyperplane
+	// queries as small dots on the curve, kinks as vertical lines.
+	base := plot.Y + plot.H - 10*u
+	cur, _ := sc.Current()
+	nk := 0 // kinks drawn, to stagger their labels
+	for _, m := range r.marks {
+		px := ax.X(m.T)
+		last := m.Step == sc.Step()
+		switch m.Kind {
+		case transformer.KinkFound:
+			c := th.Text
+			if m.Unit >= 0 {
+				k := unitColor(th, m.Unit)
+				c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
+			}
+			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 6*u, 2.5*u, c)
+			if m.Unit >= 0 {
+				lbl := fmt.Sprintf("unit %d", m.Unit+1)
+				lx := px + 4*u
+				if lx+recWidth(&r.text, lbl) > plot.X+plot.W {
+					lx = px - 4*u - recWidth(&r.text, lbl)
+				}
+				r.under.put(clip, &r.text, lbl, lx, plot.Y+6*u+recHeight(&r.text)*float64(1+nk%4), c)
+			}
+			nk++
+		case transformer.Probe:
+			c := recAccent(th)
+			if !m.OK {
+				c = th.Query
+			}
+			s := 6 * u
+			if last {
+				s = 9 * u
+			}
+			r.clipSmooth.line(px-s, base, px, base-s, 2*u, c)
+			r.clipSmooth.line(px, base-s, px+s, base, 2*u, c)
+			r.clipSmooth.line(px+s, base, px, base+s, 2*u, c)
+			r.clipSmooth.line(px, base+s, px-s, base, 2*u, c)
+		default:
+			c := th.Text
+			if !m.OK {
+				c = th.Query
+			}
+			py := ax.Y(sc.TrueF(m.T))
+			r.clipSmooth.disc(px, py, 3.5*u, c)
+			if last {
+				r.clipSmooth.ring(px, py, 9*u, 2*u, th.Query)
+			}
+		}
+	}
+	if cur.Kind == transformer.SelfCheck {
+		r.under.put(clip, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-recHeight(&r.text)-24*u, th.Query)
+	}
+	r.clipTo(plot)
+	legend := "◆ local solve (Hd+1 two-token queries)  ● side / hyperplane query  ┆ kink, coloured by its unit"
+	r.lab.put(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+recHeight(&r.text), muted)
+	if r.hoverMark >= 0 && r.hoverMark < len(r.marks) {
+		m := r.marks[r.hoverMark]
+		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, tFmt(m.T))
+		if !m.OK {
+			tip += " (did not confirm)"
+		}
+		if m.Unit >= 0 {
+			tip += fmt.Sprintf(", unit %d", m.Unit+1)
+		}
+		tw := recWidth(&r.text, tip) + 12*u
+		tx := math.Min(r.hoverX+14*u, plot.X+plot.W-tw)
+		ty := r.hoverY + 18*u
+		r.top.rect(tx, ty, tw, recHeight(&r.text)+8*u, th.Background)
+		r.top.strokeRect(tx, ty, tw, recHeight(&r.text)+8*u, u, th.Axis)
+		r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
+	}
+}
+
+// drawUnitList lists the units identified so far, in their colours.
+func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Transformer, rc scene.Rect, th scene.Theme) {
+	u := r.u
+	muted := recMuted(th)
+	y := rc.Y
+	r.lab.put(screen, &r.text, "Units identified", rc.X, y, th.Text)
+	y += recHeight(&r.text) + 2*u
+	res := sc.Run.Result
+	n := 0
+	for _, m := range sc.Marks() {
+		if m.Kind != transformer.KinkFound || m.Unit < 0 || m.Unit >= len(res.Net.Units) {
+			continue
+		}
+		if y+recHeight(&r.text) > rc.Y+rc.H+recHeight(&r.text) {
+			break
+		}
+		un := res.Net.Units[m.Unit]
+		k := unitColor(th, m.Unit)
+		c := th.Text
+		c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
+		r.flat.rect(rc.X, y+3*u, 10*u, 10*u, c)
+		sign := "+"
+		if un.Sign < 0 {
+			sign = "−"
+		}
+		r.lab.put(screen, &r.text, fmt.Sprintf("unit %d  %sReLU(η·φ)  at t = %s", m.Unit+1, sign, tFmt(m.T)), rc.X+16*u, y, th.Text)
+		y += recHeight(&r.text)
+		n++
+	}
+	if n == 0 {
+		r.paragraph(screen, &r.text, "None yet: a unit is identified from the jump D = Λ_right − Λ_left at its kink once every kink is confirmed.", rc.X, y, rc.W, muted)
+	}
+}
+
+// drawTResult draws the recovered against the true network.
+func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
+	u := r.u
+	pad, y, w := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
+	x := pad
+	muted := recMuted(th)
+	if sc.NetErr != nil {
+		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
+		return
+	}
+	if sc.Computing() {
+		f := sc.Progress()
+		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f)), x, y+8*u, w, muted)
+		r.progressBar(x, y, w, f, th)
+		return
+	}
+	res := sc.Run.Result
+	if err := sc.Failed(); err != nil {
+		name := transformer.FailedCondition(err)
+		title := "The run stopped, and returns no network."
+		if name != "" {
+			title = fmt.Sprintf("Condition %s fails: %s. The run returns no network.", name, transformer.ConditionText(name))
+		}
+		y = r.paragraph(screen, &r.title, title, x, y+8*u, w, th.Query) + 8*u
+		y = r.paragraph(screen, &r.text, "Why: "+err.Error()+".", x, y, w, th.Text) + 8*u
+		r.paragraph(screen, &r.text, "Try another seed, fewer units or a higher precision (prec); the step view shows where it stopped.", x, y, w, muted)
+		return
+	}
+	eq := "equivalent to the truth (transformer.Equivalent)"
+	if sc.Run.Equivalent != "" {
+		eq = "not equivalent: " + sc.Run.Equivalent
+	}
+	sum := fmt.Sprintf("%d queries: %d for the heads (2·schedule = %d), %d for the units (ideal (K+1)(Hd+1) = %d); longest %d tokens · %d bits (%.0f digits) · %s",
+		res.Queries, res.HeadQueries, sc.HeadBound(), res.UnitQueries, sc.IdealUnits(), res.MaxLength, res.Precision, res.Digits, eq)
+	y = r.paragraph(screen, &r.text, sum, x, y, w, muted) + 4*u
+	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, recSci(sc.Run.Agreement))
+	y = r.paragraph(screen, &r.title, agree, x, y, w, th.Text) + 8*u
+
+	// Heads.
+	r.lab.put(screen, &r.text, "Heads (phase A): canonical W_h and the odd part's values w_h", x, y, th.Text)
+	y += recHeight(&r.text) + 2*u
+	pair, errs, err := attention.Pairing(res.Heads.Layer, sc.Odd)
+	for h := range sc.Odd {
+		c := th.HeadColor(h)
+		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
+		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
+		if err == nil && h < len(errs) {
+			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, recSci(errs[h]))
+		}
+		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)
+		y += recHeight(&r.text)
+	}
+	y += 8 * u
+
+	// Units: the single-token direction c = Σ_h η_h, true and recovered.
+	y = r.paragraph(screen, &r.text, "Units (phase B), by where their single-token hyperplane crosses the line: sign and c = Σ_h η_h = |a| Σ_h V_h b", x, y, w, th.Text) + 4*u
+	cols := []float64{x, x + 70*u, x + 160*u, x + 230*u, x + 230*u + (w-300*u)/2, x + w - 70*u}
+	if w < 700*u {
+		cols = []float64{x, x + 56*u, x + 130*u, x + 170*u, x + 170*u + (w-230*u)/2, x + w - 60*u}
+	}
+	for i, hname := range []string{"unit", "t", "sign", "true c", "recovered c", "error"} {
+		r.lab.put(screen, &r.text, hname, cols[i], y, muted)
+	}
+	y += recHeight(&r.text) + 2*u
+	for _, row := range sc.UnitRows() {
+		if y > full.H-pad-recHeight(&r.text) {
+			break
+		}
+		c := th.Text
+		if row.Found >= 0 {
+			k := unitColor(th, row.Found)
+			c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
+		}
+		r.flat.rect(cols[0], y+3*u, 10*u, 10*u, c)
+		r.lab.put(screen, &r.text, fmt.Sprintf("%d", row.True+1), cols[0]+16*u, y, th.Text)
+		r.lab.put(screen, &r.text, tFmt(row.T), cols[1], y, th.Text)
+		r.lab.put(screen, &r.text, signs(row.Sign[0])+" / "+signs(row.Sign[1]), cols[2], y, th.Text)
+		r.lab.put(screen, &r.text, vecFmt(row.C[0]), cols[3], y, th.Text)
+		rec := "none (dead or merged)"
+		if row.Found >= 0 {
+			rec = vecFmt(row.C[1])
+		}
+		r.lab.put(screen, &r.text, rec, cols[4], y, th.Text)
+		r.lab.put(screen, &r.text, recSci(row.Err), cols[5], y, th.Text)
+		y += recHeight(&r.text)
+	}
+}
+
+func signs(s int) string {
+	switch {
+	case s > 0:
+		return "+"
+	case s < 0:
+		return "−"
+	}
+	return "·"
+}
+
+func vecFmt(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strings.Replace(fmt.Sprintf("%.3f", v), "-", "−", 1)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// tFmt formats a place on the line, ±∞ included.
+func tFmt(t float64) string {
+	switch {
+	case math.IsInf(t, 1):
+		return "+∞"
+	case math.IsInf(t, -1):
+		return "−∞"
+	}
+	return recTick(t)
+}

@@ -1,0 +1,234 @@
+// The Transformer scene's panel: the set-up (H, d, m, K, seed, phase A's
+// schedule, the residual and readout variants, the working precision),
+// the views (steps, result), and the step controls: first, previous,
+// play/pause, next, last and a slider. Every control changes the state
+// through api.set, so every control and the step are in the share link.
+// The numbers come from the canvas (facts); the run itself happens in the
+// compute worker. Text is only ever set with textContent.
+"use strict";
+(function () {
+  const scenes = (window.headlabScenes = window.headlabScenes || {});
+  const VIEWS = [
+    ["steps", "Step through"],
+    ["result", "Result"],
+  ];
+  // Working precisions offered, in bits; 0 is the scene's default (192).
+  const PRECS = [
+    ["0", "192 bits (default, ≈ 58 digits)"],
+    ["96", "96 bits (≈ 29 digits: too few)"],
+    ["128", "128 bits (≈ 38 digits)"],
+    ["256", "256 bits (≈ 77 digits)"],
+    ["512", "512 bits (≈ 154 digits)"],
+  ];
+  const PLAY_MS = 300;
+
+  let api = null;
+  let els = null;
+  let state = null;
+  let facts = null;
+  let timer = 0;
+
+  const el = (...args) => api.el(...args);
+  const v = (name, sub) => api.v(name, sub);
+  const numberField = (label, key, min, max, variable) => api.numberField("tf-", label, key, min, max, variable);
+
+  function build(panel, a) {
+    api = a;
+    els = {};
+    const btn = (id, text, title, fn) => {
+      const b = el("button", { type: "button", id, text, title });
+      b.setAttribute("aria-label", title);
+      b.addEventListener("click", fn);
+      return b;
+    };
+    els.first = btn("tf-first", "|◀", "first step (Home)", () => go(0));
+    els.prev = btn("tf-prev", "◀", "previous step (←)", () => go(state.step - 1));
+    els.play = btn("tf-play", "▶ play", "play / pause (Space)", togglePlay);
+    els.next = btn("tf-next", "▶", "next step (→)", () => go(state.step + 1));
+    els.last = btn("tf-last", "▶|", "last step (End)", () => go(lastStep()));
+    els.slider = el("input", { type: "range", min: "0", max: "1", step: "1", id: "tf-step" });
+    els.slider.setAttribute("aria-label", "step");
+    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
+    els.stepText = el("output", { class: "rec-step-text", id: "tf-step-text" });
+    const stepper = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
+      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
+      els.slider, els.stepText);
+
+    els.views = el("div", { class: "rec-views", role: "group" });
+    els.views.setAttribute("aria-label", "view");
+    for (const [key, name] of VIEWS) {
+      const b = el("button", { type: "button", text: name });
+      b.dataset.view = key;
+      b.addEventListener("click", () => api.set("view", key));
+      els.views.append(b);
+    }
+
+    els.counter = el("dl", { class: "rec-counter", id: "tf-counter" });
+    els.status = el("p", { class: "rec-status", id: "tf-status" });
+    els.progress = el("progress", { max: 1, value: 0, id: "tf-progress" });
+    els.progress.hidden = true;
+
+    // Set-up; the ranges come from the link's schema for this scene.
+    const H = numberField("Heads", "H", 1, 3, "H");
+    const d = numberField("Width", "d", 1, 4, "d");
+    const m = numberField("Output width", "m", 1, 6, "m");
+    const K = numberField("Units", "K", 1, 8, "K");
+    const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
+    Object.assign(els, { H: H.input, d: d.input, m: m.input, K: K.input, seed: seed.input });
+    const newSeed = el("button", { type: "button", text: "New seed", id: "tf-new-seed" });
+    newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
+    els.mode = el("select", { id: "tf-mode", name: "mode" });
+    els.mode.append(new Option("paper (the seed's schedule)", "paper"), new Option("economy (value fingerprints)", "economy"));
+    els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
+    els.resid = el("input", { type: "checkbox", id: "tf-resid" });
+    els.resid.addEventListener("change", () => api.set("resid", els.resid.checked ? "1" : "0"));
+    els.readout = el("input", { type: "checkbox", id: "tf-readout" });
+    els.readout.addEventListener("change", () => api.set("readout", els.readout.checked ? "1" : "0"));
+    els.prec = el("select", { id: "tf-prec", name: "prec" });
+    for (const [val, name] of PRECS) els.prec.append(new Option(name, val));
+    els.prec.addEventListener("change", () => api.set("prec", els.prec.value));
+    const setup = el("fieldset", null, el("legend", { text: "Set-up" }),
+      H.lab, d.lab, m.lab, K.lab, seed.lab, newSeed,
+      el("label", null, "Phase A schedule ", els.mode),
+      el("label", null, els.resid, " residual ", v("y"), " + ", v("x", "N"), " (needs ", v("m"), " = ", v("d"), ")"),
+      el("label", null, els.readout, " linear readout + ", v("w"), "ᵀ", v("y")),
+      el("label", null, "Precision ", els.prec));
+
+    const form = el("form", { class: "controls hideable-controls", autocomplete: "off" }, stepper, setup);
+    form.addEventListener("submit", (e) => e.preventDefault());
+    const out = el("section", { class: "hideable-outputs", "aria-labelledby": "tf-out-title" },
+      el("h2", { id: "tf-out-title", text: "Queries" }), els.counter, els.progress, els.status);
+    panel.replaceChildren(els.views, out, form);
+  }
+
+  // ---- stepping ----
+
+  function lastStep() {
+    return facts && typeof facts.steps === "number" ? facts.steps : state.step;
+  }
+
+  function go(k) {
+    if (!state || !facts || facts.computing) return;
+    const to = Math.max(0, Math.min(lastStep(), k));
+    if (to !== state.step) api.set("step", to);
+  }
+
+  function togglePlay() {
+    if (timer) stop();
+    else play();
+  }
+
+  function play() {
+    if (!state || state.scene !== "transformer") return;
+    if (state.view !== "steps") api.set("view", "steps");
+    if (state.step >= lastStep()) go(0);
+    timer = setInterval(() => {
+      if (!state || state.scene !== "transformer" || state.step >= lastStep()) {
+        stop();
+        return;
+      }
+      go(state.step + 1);
+    }, PLAY_MS);
+    els.play.textContent = "❚❚ pause";
+    els.play.setAttribute("aria-pressed", "true");
+  }
+
+  function stop() {
+    clearInterval(timer);
+    timer = 0;
+    els.play.textContent = "▶ play";
+    els.play.setAttribute("aria-pressed", "false");
+  }
+
+  function key(k) {
+    if (!state || state.scene !== "transformer") return false;
+    switch (k) {
+      case "ArrowRight":
+        go(state.step + 1);
+        return true;
+      case "ArrowLeft":
+        go(state.step - 1);
+        return true;
+      case "Home":
+        go(0);
+        return true;
+      case "End":
+        go(lastStep());
+        return true;
+      case " ":
+        togglePlay();
+        return true;
+    }
+    return false;
+  }
+
+  // ---- sync ----
+
+  function setIfIdle(input, value) {
+    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
+  }
+
+  function setText(e, t) {
+    if (e.textContent !== t) e.textContent = t;
+  }
+
+  function sci(x) {
+    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
+  }
+
+  function row(name, value) {
+    return [el("dt", { text: name }), el("dd", { text: String(value) })];
+  }
+
+  function sync(s, f) {
+    if (!els || !f) return;
+    state = s;
+    facts = f;
+    if (s.scene !== "transformer" && timer) stop();
+    for (const k of ["H", "d", "m", "K", "seed"]) setIfIdle(els[k], s[k]);
+    els.m.disabled = s.resid;
+    els.mode.value = s.mode;
+    els.resid.checked = s.resid;
+    els.readout.checked = s.readout;
+    const p = PRECS.find(([val]) => Number(val) === s.prec);
+    if (!p) {
+      els.prec.append(new Option(s.prec + " bits", String(s.prec)));
+    }
+    els.prec.value = String(s.prec);
+    for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
+
+    const busy = !!f.computing;
+    els.slider.max = String(f.steps);
+    setIfIdle(els.slider, f.step);
+    for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
+    els.prev.disabled = busy || f.step <= 0;
+    els.first.disabled = busy || f.step <= 0;
+    els.next.disabled = busy || f.step >= f.steps;
+    els.last.disabled = busy || f.step >= f.steps;
+    const where = f.phase === "heads" ? " · phase A" : f.phase === "units" ? " · phase B" : "";
+    setText(els.stepText, busy ? "computing…" : "step " + f.step + " of " + f.steps + where + (f.kind ? " · " + f.kind : ""));
+
+    const counter = [f.queries, f.headQueries, f.unitQueries, f.headBound, f.idealUnits, f.units, f.trueUnits, f.maxLength].join(",");
+    if (counter !== els.counterKey) {
+      els.counterKey = counter;
+      els.counter.replaceChildren(
+        ...row("queries used", f.queries),
+        ...row("for the heads (phase A)", f.headQueries + " of 2·schedule = " + f.headBound),
+        ...row("for the units (phase B)", f.unitQueries + " (ideal (K + 1)(Hd + 1) = " + f.idealUnits + ")"),
+        ...row("units identified", f.units + " of K = " + f.trueUnits),
+        ...row("longest query", (f.maxLength === undefined ? "—" : f.maxLength) + " of 2H + 1 = " + f.lengthBound));
+    }
+    const prog = typeof f.progress === "number" ? f.progress : null;
+    els.progress.hidden = prog === null || prog >= 1;
+    if (prog !== null) els.progress.value = prog;
+
+    let msg;
+    if (busy) msg = "Computing the run in the compute worker; every step after that is instant.";
+    else if (f.failed) msg = (f.failed.condition ? "Condition " + f.failed.condition + " fails; no network is returned: " : "The run stopped: ") + f.failed.message;
+    else if (typeof f.error === "number") msg = "Recovered " + f.foundUnits + " unit" + (f.foundUnits === 1 ? "" : "s") + (f.equivalent ? ", equivalent to the truth" : ", NOT equivalent to the truth") + "; largest held-out |ΔF| " + sci(f.error) + " relative.";
+    else msg = "Step to the end (End) or open the result to compare with the true network.";
+    setText(els.status, msg);
+  }
+
+  scenes.transformer = { build, sync, key };
+})();
