@@ -45,6 +45,7 @@ var want = map[string]struct {
 	"recovery-noise":    {3, "oracle accuracy", "largest relative error"},
 	"recovery-heads":    {2, "heads", "largest relative error"},
 	"recovery-queries":  {4, "token width", "queries"},
+	"recovery-digits":   {8, "heads", "digits needed"},
 }
 
 func TestStandardSVG(t *testing.T) {

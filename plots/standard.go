@@ -77,5 +77,6 @@ func StandardSet() []Standard {
 			return ErrorVsHeads(sw, st)
 		})},
 		{Name: "recovery-queries", State: modes, Build: ForLink},
+		{Name: "recovery-digits", State: rec, Build: withLink(func(_ link.State, st Style) (Figure, error) { return DigitsNeeded(st) })},
 	}
 }
