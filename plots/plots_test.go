@@ -53,6 +53,7 @@ var want = map[string]struct {
 	"transformer-units": {9, "line", "single tokens"},
 	// two heads, the units, the diagonal
 	"transformer-result": {4, "true", "recovered"},
+	"recovery-digits":    {8, "heads", "digits needed"},
 }
 
 func TestStandardSVG(t *testing.T) {

@@ -89,5 +89,6 @@ func StandardSet() []Standard {
 		{Name: "recovery-queries", State: modes, Build: ForLink},
 		{Name: "transformer-units", State: tfUnits, Build: ForLink},
 		{Name: "transformer-result", State: tfResult, Build: ForLink},
+		{Name: "recovery-digits", State: rec, Build: withLink(func(_ link.State, st Style) (Figure, error) { return DigitsNeeded(st) })},
 	}
 }

@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"fmt"
 	"testing"
 
 	"headlab/numerics/attention"
@@ -27,3 +28,37 @@ func BenchmarkLearnPaper(b *testing.B) { benchmarkLearn(b, Paper) }
 // BenchmarkLearnEconomy measures a whole economy-mode run at H = 3, d = 8
 // (427 queries).
 func BenchmarkLearnEconomy(b *testing.B) { benchmarkLearn(b, Economy) }
+
+// BenchmarkLearn measures whole paper-mode runs with an exact oracle at
+// the sizes the targets name: float64 at (H, d) = (3, 8) and
+// (4, 16), and extended precision at (8, 4) with the precision the page
+// offers there (NeededPrecision).
+func BenchmarkLearn(b *testing.B) {
+	for _, c := range []struct {
+		H, d int
+		big  bool
+	}{{3, 8, false}, {4, 16, false}, {8, 4, true}} {
+		name := fmt.Sprintf("H=%d,d=%d", c.H, c.d)
+		opt := DefaultOptions(c.H, c.d)
+		opt.Seed = 3
+		if c.big {
+			opt.Precision = NeededPrecision(c.H, c.d, Paper)
+			name += fmt.Sprintf(",prec=%d", opt.Precision)
+		}
+		layer := attention.Random(c.H, c.d, 42)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if c.big {
+					_, err = LearnBig(BigLayerOracle(layer, opt.Precision), opt)
+				} else {
+					_, err = Learn(LayerOracle(layer, 0, 1), opt)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -32,6 +32,62 @@ const matchTolerance = 1e-6
 type bigFit struct {
 	p, r   []*big.Float
 	pf, rf []float64
+	err    float64 // estimated error of p and of r relative to max |r| (perturbed)
+}
+
+// perturbBits is how many bits the perturbed refit of an RF drops from
+// its samples; answerBits is how many low bits of an answer the estimate
+// takes to be rounding error, generously (with 4, runs at 96 bits with
+// errors of 3e-3 estimated theirs below 1e-4).
+const (
+	perturbBits = 16
+	answerBits  = 10
+)
+
+// perturbed estimates the error of a fit from its sensitivity: it refits
+// with the samples (and the known constant) rounded to perturbBits fewer
+// bits and scales the change of the log-poles p and the values r (relative
+// to max |r|) from that perturbation down to answerBits units of the
+// working precision. An RF with no redundancy (d = 1 has one) can show its
+// conditioning no other way; +Inf when the perturbed fit fails.
+func (l *learner) perturbed(n []float64, f []*big.Float, opt rational.BigOptions, res rational.BigResult) float64 {
+	round := func(v *big.Float) *big.Float {
+		r := new(big.Float).SetPrec(opt.Prec - perturbBits).Set(v)
+		return r.SetPrec(opt.Prec)
+	}
+	g := make([]*big.Float, len(f))
+	for i := range f {
+		g[i] = round(f[i])
+	}
+	o := opt
+	o.Poles, o.UpperBound, o.Tolerance = len(res.Poles), false, matchTolerance
+	if o.KnownC {
+		o.C = round(opt.C)
+	}
+	pr, err := rational.FitBig(n, g, o)
+	if err != nil || len(pr.Poles) != len(res.Poles) {
+		return math.Inf(1)
+	}
+	var rs, worst float64
+	t := new(big.Float).SetPrec(opt.Prec)
+	r0 := make([]float64, len(res.Poles))
+	for i := range res.Poles {
+		t.Quo(res.Residues[i], res.Poles[i])
+		r0[i], _ = t.Float64()
+		rs = math.Max(rs, math.Abs(r0[i]))
+	}
+	if rs == 0 {
+		rs = 1
+	}
+	for i := range res.Poles {
+		t.Sub(pr.Poles[i], res.Poles[i])
+		t.Quo(t, res.Poles[i])
+		dp, _ := t.Float64()
+		t.Quo(pr.Residues[i], pr.Poles[i])
+		r1, _ := t.Float64()
+		worst = math.Max(worst, math.Max(math.Abs(dp), math.Abs(r1-r0[i])/rs))
+	}
+	return math.Ldexp(worst, answerBits-perturbBits)
 }
 
 // epsX is the noise model's relative accuracy in extended precision:
@@ -61,7 +117,9 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 		// Three quarters of the working digits: with half, two heads whose
 		// poles nearly coincide in one RF pass for one (measured: H = 10,
 		// d = 2 then needs 320 bits instead of 256).
-		opt.Tolerance = math.Min(1e-8, 1e6*math.Max(l.opt.Tolerance, math.Ldexp(1, -int(3*l.x.prec/4))))
+		// No more slack than a few units at that level: at 64 bits a
+		// looser count let a head whose term is below 1e-9 go unseen.
+		opt.Tolerance = math.Min(1e-8, 16*math.Max(l.opt.Tolerance, math.Ldexp(1, -int(3*l.x.prec/4))))
 	}
 	if c != nil {
 		opt.KnownC, opt.C = true, c
@@ -90,6 +148,7 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 	}
 	rf.Fit, rf.P, rf.R = res.Float64(), bf.pf, bf.rf
 	x.fits[k] = bf
+	bf.err = l.perturbed(n, f, opt, res)
 	return bf, nil
 }
 
@@ -164,7 +223,19 @@ func (l *learner) learnPlain() (Result, error) {
 		}
 	}
 	l.stage = stageFinal
-	return l.finishPlain(hc)
+	res, err := l.finishPlain(hc)
+	if err != nil {
+		return res, err
+	}
+	if hc < l.h0 && !l.opt.UpperBound {
+		// A head whose term is below what the precision resolves looks
+		// absent, and the fewer heads then explain the answers: with H
+		// stated as known, missing heads are an error, not a result.
+		l.res.Layer, l.res.BigLayer = nil, nil
+		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
+			Reason: fmt.Sprintf("the RFs on z_1 show only %d of the %d heads %s (if the layer may have fewer canonical heads, say Heads is an upper bound)", hc, l.h0, l.precisionName())}
+	}
+	return res, nil
 }
 
 // plainColumnOne labels the RFs on z_1: M_11's poles name the heads, and
@@ -368,6 +439,9 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 	}
 	for k := range l.res.Trace.RFs {
 		p, r, vz := l.modelTerms(k, hc)
+		if bf := x.fits[k]; bf != nil {
+			est = math.Max(est, bf.err)
+		}
 		if bf := x.fits[k]; bf != nil && len(bf.p) == hc && hc > 0 {
 			// The RF's own fit against the heads' prediction for it.
 			rfk := l.res.Trace.RFs[k]

@@ -6,12 +6,12 @@ package digest
 
 import (
 	"crypto/sha256"
-	"math/big"
 	"encoding/binary"
 	"encoding/hex"
 	"flag"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"

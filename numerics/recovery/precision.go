@@ -1,0 +1,76 @@
+package recovery
+
+// neededBits is the measured smallest precision, in bits (0: float64), at
+// which all 20 held-out random layers of a cell resolved with relative
+// error at most 1e-12, for H = 1…12 heads, by mode and width
+// (go run ./numerics/recovery/cmd/accuracy -digits; the table and the
+// figure "digits needed against H" in the README come from that run).
+var neededBits = []struct {
+	d              int
+	paper, economy [MaxHeadsExtended]uint
+}{
+	{1, [12]uint{0, 96, 96, 128, 128, 128, 160, 160, 160, 192, 224, 256}, [12]uint{0, 96, 96, 128, 128, 128, 160, 160, 160, 192, 224, 256}},
+	{2, [12]uint{0, 0, 0, 128, 128, 160, 160, 192, 224, 256, 288, 320}, [12]uint{0, 0, 96, 128, 128, 160, 160, 192, 224, 256, 288, 320}},
+	{4, [12]uint{0, 0, 0, 128, 128, 160, 192, 224, 256, 320, 352, 384}, [12]uint{0, 0, 96, 128, 128, 160, 192, 224, 256, 320, 352, 384}},
+}
+
+// precisionMargin is added to a measured precision when it is offered:
+// the measurement is the worst of 20 layers, and a layer drawn later may
+// need a little more.
+const precisionMargin = 64
+
+// MeasuredPrecision returns the smallest precision in bits (0: float64)
+// at which every one of 20 held-out random layers with H heads of width d
+// resolved to a relative error of 1e-12 in mode m, and whether (H, d) was
+// measured (d = 1, 2, 4; H = 1…MaxHeadsExtended).
+func MeasuredPrecision(H, d int, m Mode) (bits uint, ok bool) {
+	if H < 1 || H > MaxHeadsExtended {
+		return 0, false
+	}
+	for _, row := range neededBits {
+		if row.d == d {
+			if m == Economy {
+				return row.economy[H-1], true
+			}
+			return row.paper[H-1], true
+		}
+	}
+	return 0, false
+}
+
+// NeededPrecision returns the precision a run with H heads (or the bound
+// H0) of width d should use in mode m: 0 (float64) where float64 resolved
+// every measured layer, else the measured precision plus a margin of 64
+// bits. Widths between the measured ones take the next measured width up;
+// beyond the widest (4), its value plus 32 bits per doubling of d, an
+// extrapolation (the chance that two heads nearly share a pole in some RF
+// grows with the d² RFs). H outside 1…MaxHeadsExtended gives 0.
+func NeededPrecision(H, d int, m Mode) uint {
+	if H < 1 || H > MaxHeadsExtended || d < 1 {
+		return 0
+	}
+	last := neededBits[len(neededBits)-1]
+	w, extra := last.d, uint(0)
+	for _, row := range neededBits {
+		if row.d >= d {
+			w = row.d
+			break
+		}
+	}
+	for dd := last.d; dd < d; dd *= 2 {
+		extra += 32
+	}
+	bits, _ := MeasuredPrecision(H, w, m)
+	if bits == 0 && extra == 0 {
+		return 0
+	}
+	if bits == 0 {
+		// float64 sufficed at the widest width measured: keep float64
+		// while it is within its own limit.
+		if H <= MaxHeads {
+			return 0
+		}
+		bits = MinPrecision
+	}
+	return min(bits+precisionMargin+extra, MaxPrecision)
+}
