@@ -32,9 +32,12 @@ const (
 	solveLoss  = 4
 )
 
-// digitsLeft returns the digits a local solve at step eps keeps.
+// digitsLeft returns the digits a local solve at step eps keeps: the
+// working digits less the solve's loss, or the heads' own digits if fewer
+// (an error δW in W_h perturbs φ by about ε²δW, which the solve divides
+// by ε² again).
 func (l *learner) digitsLeft(eps float64) float64 {
-	return l.digits - 2*math.Log10(1/eps) - solveLoss
+	return math.Min(l.digits-2*math.Log10(1/eps)-solveLoss, l.headDigits-solveLoss)
 }
 
 // Options configures Learn. Use DefaultOptions and change what differs.
@@ -307,6 +310,9 @@ type learner struct {
 
 	calls, longest int
 	digits         float64
+	// headDigits is how many digits phase A's heads are good to (from
+	// recovery's estimate; the working digits when it is smaller).
+	headDigits float64
 
 	// Phase B.
 	w      [][][]*big.Float // the canonical W_h
@@ -325,6 +331,7 @@ func newLearner(o OracleFunc, opt Options) *learner {
 		rng:    rand.New(rand.NewPCG(opt.Seed, 0x756e697473)), // "units"
 		digits: float64(prec) * math.Log10(2),
 	}
+	l.headDigits = l.digits
 	l.res.Precision = prec
 	l.res.Digits = l.digits
 	return l
@@ -363,6 +370,6 @@ func (l *learner) run() error {
 	if err := l.phaseB(); err != nil {
 		return err
 	}
-	l.condition(C4, true, "%d bits, %.1f digits; the smallest step ε = %.0e leaves %.1f", l.res.Precision, l.digits, l.minEps, l.digitsLeft(l.minEps))
+	l.condition(C4, true, "%d bits, %.1f digits, heads good to %.1f; the smallest step ε = %.0e leaves %.1f", l.res.Precision, l.digits, l.headDigits, l.minEps, l.digitsLeft(l.minEps))
 	return nil
 }

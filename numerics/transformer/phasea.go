@@ -73,6 +73,12 @@ func (l *learner) phaseA() error {
 	for _, h := range res.BigLayer {
 		l.w = append(l.w, h.W)
 	}
+	if res.Estimate > 0 {
+		l.headDigits = math.Min(l.digits, -math.Log10(res.Estimate))
+	}
+	if left := l.headDigits - solveLoss; left < unitDigits {
+		return l.fail(C4, "recovery's heads are good to %.1f digits only (estimate %.3g), leaving %.1f < %d for the units", l.headDigits, res.Estimate, left, unitDigits)
+	}
 	l.condition(C1, true, "%d canonical heads in the odd part, %d queries of G", len(l.w), l.res.HeadQueries/2)
 	return nil
 }
