@@ -30,6 +30,7 @@ const DefaultStep = 1e-6
 const (
 	unitDigits = 20
 	solveLoss  = 4
+	headTrust  = 3 // digits by which recovery's error estimate is trusted to overstate
 )
 
 // digitsLeft returns the digits a local solve at step eps keeps: the
