@@ -546,3 +546,68 @@ func TestTrace(t *testing.T) {
 	}
 	t.Logf("steps %v, queries %d (heads %d, units %d)", kinds, res.Queries, res.HeadQueries, res.UnitQueries)
 }
+
+// TestHostileOracles: oracles that are no such network at the run's
+// precision — answers rounded to float64, noisy, infinite, huge, or of a
+// different network on negated tokens — end in a named condition error or
+// in a network that really agrees with them, never in a panic or a wrong
+// network.
+func TestHostileOracles(t *testing.T) {
+	n, err := Random(Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, 9_300_070)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewOracle(n, testPrec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Random(Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, 9_300_071)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, err := NewOracle(other, testPrec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := arith{testPrec}
+	calls := 0
+	hostile := map[string]OracleFunc{
+		"float64 answers": func(X [][]*big.Float) *big.Float {
+			y, _ := o.Eval(X)
+			return a.f(float(y))
+		},
+		"noise 1e-30": func(X [][]*big.Float) *big.Float {
+			calls++
+			y, _ := o.Eval(X)
+			return a.add(y, a.f(1e-30*float64(calls%7-3)))
+		},
+		"infinite": func(X [][]*big.Float) *big.Float { return new(big.Float).SetInf(false) },
+		"huge": func(X [][]*big.Float) *big.Float {
+			y, _ := o.Eval(X)
+			return a.mul(y, a.f(1e300))
+		},
+		"two networks": func(X [][]*big.Float) *big.Float {
+			if X[len(X)-1][0].Sign() < 0 {
+				y, _ := o2.Eval(X)
+				return y
+			}
+			y, _ := o.Eval(X)
+			return y
+		},
+	}
+	for name, f := range hostile {
+		res, err := Learn(f, DefaultOptions(2, 2))
+		if err != nil {
+			if FailedCondition(err) == "" {
+				t.Errorf("%s: an error naming no condition: %v", name, err)
+			}
+			t.Logf("%s: %v", name, err)
+			continue
+		}
+		if ag := Agreement(f, res.Net.Func(testPrec), 2, 78, 100, 6, testPrec); !(ag <= 1e-20) {
+			t.Errorf("%s: a network returned that misses the oracle by %.3g", name, ag)
+		} else {
+			t.Logf("%s: a network that agrees to %.3g", name, ag)
+		}
+	}
+}
