@@ -180,13 +180,17 @@ const (
 	// Side is one single-token query beside a candidate kink at T,
 	// Mismatch its disagreement with the piece it should lie on.
 	Side
-	// KinkFound is a kink confirmed at T (no query); Index into
-	// Result.Kinks.
+	// KinkFound is a candidate kink at T confirmed by its side queries (no
+	// query; Index −1). A kink whose hyperplane probe then fails is split
+	// by a Probe at T, and the kinks between are found again: the final
+	// kinks are Result.Kinks.
 	KinkFound
-	// HyperplaneProbe is the two-token query on a kink's hyperplane that
-	// rules out a second unit sharing it (C2).
+	// HyperplaneProbe is one of the three two-token queries near a kink at
+	// T that rule out a second unit sharing its hyperplane (C2); Eps is
+	// their distance from the kink's token.
 	HyperplaneProbe
-	// UnitFound is a unit identified from kink Index (no query).
+	// UnitFound is unit Index identified from Result.Kinks[Index] (no
+	// query), after every probe passed.
 	UnitFound
 	// SelfCheck is a final query on a random sequence, compared with the
 	// assembled network.
