@@ -43,11 +43,13 @@ func (c Canonical) Blocks() int {
 	return len(c.Heads)
 }
 
-// Func returns c as an oracle evaluated at prec bits (uncounted).
+// Func returns c as an oracle evaluated at prec bits (uncounted). A
+// malformed c, or a sequence of the wrong width, is answered with zero.
 func (c Canonical) Func(prec uint) OracleFunc {
 	a := arith{prec}
+	bad := c.validate() != nil
 	return func(X [][]*big.Float) *big.Float {
-		if checkSequence(X, c.Width) != nil {
+		if bad || checkSequence(X, c.Width) != nil {
 			return a.zero()
 		}
 		return c.eval(a, a.features(c.Heads, c.Residual, X))

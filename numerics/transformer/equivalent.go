@@ -26,6 +26,11 @@ func Equivalent(a, b Canonical, tol float64) error {
 	if !(tol > 0) {
 		return fmt.Errorf("transformer: tolerance %v is not positive", tol)
 	}
+	for _, c := range []Canonical{a, b} {
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
 	ar := arith{max(precOf(a), precOf(b))}
 	na, nb := normalHeads(ar, a, tol), normalHeads(ar, b, tol)
 	if len(na.Heads) != len(nb.Heads) {
@@ -88,6 +93,42 @@ func Equivalent(a, b Canonical, tol float64) error {
 	}
 	if e := maxAbs(ar.subVec(la, lb)) / scale; e > tol {
 		return fmt.Errorf("transformer: linear terms differ by %.3g relative", e)
+	}
+	return nil
+}
+
+// validate reports whether c's shapes agree: W_h d×d, every η and λ of
+// length Blocks()·d, no missing entry.
+func (c Canonical) validate() error {
+	d, n := c.Width, c.Blocks()*c.Width
+	if d < 1 {
+		return fmt.Errorf("transformer: canonical network of width %d", d)
+	}
+	ok := func(v []*big.Float) bool {
+		for _, x := range v {
+			if x == nil || x.IsInf() {
+				return false
+			}
+		}
+		return true
+	}
+	for h, w := range c.Heads {
+		if len(w) != d {
+			return fmt.Errorf("transformer: canonical head %d has %d rows, want %d", h, len(w), d)
+		}
+		for _, row := range w {
+			if len(row) != d || !ok(row) {
+				return fmt.Errorf("transformer: canonical head %d is not a finite %d×%d matrix", h, d, d)
+			}
+		}
+	}
+	if len(c.Linear) != n || !ok(c.Linear) {
+		return fmt.Errorf("transformer: linear term of length %d, want %d finite entries", len(c.Linear), n)
+	}
+	for k, u := range c.Units {
+		if len(u.Eta) != n || !ok(u.Eta) || (u.Sign != 1 && u.Sign != -1) {
+			return fmt.Errorf("transformer: unit %d has η of length %d (want %d finite entries) or sign %d", k, len(u.Eta), n, u.Sign)
+		}
 	}
 	return nil
 }
@@ -248,8 +289,12 @@ func relMatDiff(x, y [][]*big.Float) float64 {
 // it returns the largest |f(X) − g(X)| relative to max(|f(X)|, the RMS of f
 // over the sequences), so that a sequence where every unit is off
 // (F = 0) does not divide by zero. Tokens are exact float64 values; the
-// answers are compared at prec bits.
+// answers are compared at prec bits. It returns NaN for nothing to compare
+// (a nil oracle, d, count or maxLen below 1).
 func Agreement(f, g OracleFunc, d int, seed uint64, count, maxLen int, prec uint) float64 {
+	if f == nil || g == nil || d < 1 || count < 1 || maxLen < 1 {
+		return math.NaN()
+	}
 	rng := rand.New(rand.NewPCG(seed, 0x6167726565)) // "agree"
 	a := arith{prec}
 	fs := make([]*big.Float, count)

@@ -30,11 +30,15 @@ const DefaultStep = 1e-6
 const (
 	unitDigits = 20
 	solveLoss  = 4
+	headTrust  = 3 // digits by which recovery's error estimate is trusted to overstate
 )
 
-// digitsLeft returns the digits a local solve at step eps keeps.
+// digitsLeft returns the digits a local solve at step eps keeps: the
+// working digits less the solve's loss, or the heads' own digits if fewer
+// (an error δW in W_h perturbs φ by about ε²δW, which the solve divides
+// by ε² again).
 func (l *learner) digitsLeft(eps float64) float64 {
-	return l.digits - 2*math.Log10(1/eps) - solveLoss
+	return math.Min(l.digits-2*math.Log10(1/eps)-solveLoss, l.headDigits-solveLoss)
 }
 
 // Options configures Learn. Use DefaultOptions and change what differs.
@@ -176,13 +180,17 @@ const (
 	// Side is one single-token query beside a candidate kink at T,
 	// Mismatch its disagreement with the piece it should lie on.
 	Side
-	// KinkFound is a kink confirmed at T (no query); Index into
-	// Result.Kinks.
+	// KinkFound is a candidate kink at T confirmed by its side queries (no
+	// query; Index −1). A kink whose hyperplane probe then fails is split
+	// by a Probe at T, and the kinks between are found again: the final
+	// kinks are Result.Kinks.
 	KinkFound
-	// HyperplaneProbe is the two-token query on a kink's hyperplane that
-	// rules out a second unit sharing it (C2).
+	// HyperplaneProbe is one of the three two-token queries near a kink at
+	// T that rule out a second unit sharing its hyperplane (C2); Eps is
+	// their distance from the kink's token.
 	HyperplaneProbe
-	// UnitFound is a unit identified from kink Index (no query).
+	// UnitFound is unit Index identified from Result.Kinks[Index] (no
+	// query), after every probe passed.
 	UnitFound
 	// SelfCheck is a final query on a random sequence, compared with the
 	// assembled network.
@@ -307,6 +315,9 @@ type learner struct {
 
 	calls, longest int
 	digits         float64
+	// headDigits is how many digits phase A's heads are good to (from
+	// recovery's estimate; the working digits when it is smaller).
+	headDigits float64
 
 	// Phase B.
 	w      [][][]*big.Float // the canonical W_h
@@ -325,6 +336,7 @@ func newLearner(o OracleFunc, opt Options) *learner {
 		rng:    rand.New(rand.NewPCG(opt.Seed, 0x756e697473)), // "units"
 		digits: float64(prec) * math.Log10(2),
 	}
+	l.headDigits = l.digits
 	l.res.Precision = prec
 	l.res.Digits = l.digits
 	return l
@@ -363,6 +375,6 @@ func (l *learner) run() error {
 	if err := l.phaseB(); err != nil {
 		return err
 	}
-	l.condition(C4, true, "%d bits, %.1f digits; the smallest step ε = %.0e leaves %.1f", l.res.Precision, l.digits, l.minEps, l.digitsLeft(l.minEps))
+	l.condition(C4, true, "%d bits, %.1f digits, heads good to %.1f; the smallest step ε = %.0e leaves %.1f", l.res.Precision, l.digits, l.headDigits, l.minEps, l.digitsLeft(l.minEps))
 	return nil
 }

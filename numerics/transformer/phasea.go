@@ -73,6 +73,14 @@ func (l *learner) phaseA() error {
 	for _, h := range res.BigLayer {
 		l.w = append(l.w, h.W)
 	}
+	if res.Estimate > 0 {
+		// The estimate (the RFs' largest disagreement with the heads) runs
+		// 10–10⁹ times above the heads' true error: trust it to 10³.
+		l.headDigits = math.Min(l.digits, headTrust-math.Log10(res.Estimate))
+	}
+	if l.checkDigits() < unitDigits+solveSlack {
+		return l.fail(C4, "recovery's heads are good to about %.1f digits (estimate %.3g); the unit phase's checks need %d", l.headDigits, res.Estimate, unitDigits+solveSlack)
+	}
 	l.condition(C1, true, "%d canonical heads in the odd part, %d queries of G", len(l.w), l.res.HeadQueries/2)
 	return nil
 }

@@ -48,7 +48,11 @@ const (
 	sideAngle = 1e-12
 )
 
-func (l *learner) pow10(x float64) float64 { return math.Pow(10, x-l.digits) }
+// pow10 returns 10^(x − the digits the checks can expect): the working
+// digits, or fewer when phase A's heads are less accurate than that.
+func (l *learner) pow10(x float64) float64 { return math.Pow(10, x-l.checkDigits()) }
+
+func (l *learner) checkDigits() float64 { return math.Min(l.digits, l.headDigits) }
 
 // unitTol is the relative accuracy the units are checked to: rounding
 // amplified by the local solves' ε⁻² conditioning, with slack.

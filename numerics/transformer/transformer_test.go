@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"headlab/numerics/recovery"
 )
 
@@ -202,34 +204,41 @@ func TestEvenFFN(t *testing.T) {
 	t.Log(err)
 }
 
-// sharedHyperplane returns a network of two heads whose units 0 and 1
-// share a single-token hyperplane: b_1 = c·b_0 + ν with (V_1 + V_2)ν = 0,
-// so (Σ_h V_h) b_1 = c·(Σ_h V_h) b_0, while V_1 b_1 is not parallel to
-// V_1 b_0.
+// sharedHyperplane returns a network of two heads (d = 2, m = 3) whose
+// units 0 and 1 share a single-token hyperplane (sharedIn).
 func sharedHyperplane(t *testing.T, seed uint64, c float64) Network {
 	t.Helper()
-	n, err := Random(Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, seed)
+	return sharedIn(t, Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, seed, c)
+}
+
+// sharedIn returns a random network of the shape (m > d) whose units 0
+// and 1 share a single-token hyperplane: b_1 = c·b_0 + ν with
+// (Σ_h V_h)ν = 0, so (Σ_h V_h) b_1 = c·(Σ_h V_h) b_0, while V_1 b_1 is not
+// parallel to V_1 b_0. c = 0 makes unit 1 invisible on single tokens.
+func sharedIn(t *testing.T, sh Shape, seed uint64, c float64) Network {
+	t.Helper()
+	n, err := Random(sh, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ν spans the null space of the 2×3 matrix S = V_1 + V_2: the cross
-	// product of its rows.
-	var S [2][3]float64
+	d, m := sh.Width, sh.Dim
+	S := mat.NewDense(d, m, nil)
 	for _, h := range n.Heads {
-		for i := 0; i < 2; i++ {
-			for j := 0; j < 3; j++ {
-				S[i][j] += h.V[i][j]
+		for i := 0; i < d; i++ {
+			for j := 0; j < m; j++ {
+				S.Set(i, j, S.At(i, j)+h.V[i][j])
 			}
 		}
 	}
-	nu := []float64{
-		S[0][1]*S[1][2] - S[0][2]*S[1][1],
-		S[0][2]*S[1][0] - S[0][0]*S[1][2],
-		S[0][0]*S[1][1] - S[0][1]*S[1][0],
+	var svd mat.SVD
+	if !svd.Factorize(S, mat.SVDFull) {
+		t.Fatal("SVD failed")
 	}
-	b := make([]float64, 3)
+	var v mat.Dense
+	svd.VTo(&v)
+	b := make([]float64, m)
 	for j := range b {
-		b[j] = c*n.Units[0].B[j] + nu[j]
+		b[j] = c*n.Units[0].B[j] + v.At(j, m-1) // the last right singular vector spans the null space
 	}
 	n.Units[1].B = b
 	return n
@@ -239,8 +248,11 @@ func sharedHyperplane(t *testing.T, seed uint64, c float64) Network {
 // the same point of every line of single tokens; unchecked, the learner
 // would return them as one unit. It must say C2.
 func TestSharedHyperplane(t *testing.T) {
-	for i, c := range []float64{0.7, -1.3} {
+	for i, c := range []float64{0.7, -1.3, 2, -0.5} {
 		n := sharedHyperplane(t, uint64(9_300_010+i), c)
+		if i >= 2 {
+			n = sharedIn(t, Shape{Heads: 2, Width: 3, Dim: 4, Units: 4}, uint64(9_300_010+i), c)
+		}
 		_, _, err := learnNet(t, n, uint64(1+i), testPrec)
 		if FailedCondition(err) != C2 {
 			t.Fatalf("shared hyperplane (c = %v): want a C2 error, got %v", c, err)
@@ -459,6 +471,15 @@ func TestBadInput(t *testing.T) {
 	if _, err := o.Eval([][]*big.Float{{big.NewFloat(1)}}); err == nil {
 		t.Error("token of the wrong width accepted")
 	}
+	good := n.Canonical(testPrec)
+	broken := good
+	broken.Linear = broken.Linear[:1]
+	if Equivalent(good, broken, 1e-20) == nil {
+		t.Error("a malformed canonical network accepted")
+	}
+	if ag := Agreement(good.Func(testPrec), good.Func(testPrec), 2, 1, 10, 0, testPrec); !math.IsNaN(ag) {
+		t.Errorf("Agreement with maxLen 0: %v, want NaN", ag)
+	}
 	if _, err := Random(Shape{Heads: 0, Width: 2, Dim: 2}, 1); err == nil {
 		t.Error("zero heads accepted")
 	}
@@ -524,4 +545,69 @@ func TestTrace(t *testing.T) {
 		}
 	}
 	t.Logf("steps %v, queries %d (heads %d, units %d)", kinds, res.Queries, res.HeadQueries, res.UnitQueries)
+}
+
+// TestHostileOracles: oracles that are no such network at the run's
+// precision — answers rounded to float64, noisy, infinite, huge, or of a
+// different network on negated tokens — end in a named condition error or
+// in a network that really agrees with them, never in a panic or a wrong
+// network.
+func TestHostileOracles(t *testing.T) {
+	n, err := Random(Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, 9_300_070)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewOracle(n, testPrec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Random(Shape{Heads: 2, Width: 2, Dim: 3, Units: 3}, 9_300_071)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, err := NewOracle(other, testPrec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := arith{testPrec}
+	calls := 0
+	hostile := map[string]OracleFunc{
+		"float64 answers": func(X [][]*big.Float) *big.Float {
+			y, _ := o.Eval(X)
+			return a.f(float(y))
+		},
+		"noise 1e-30": func(X [][]*big.Float) *big.Float {
+			calls++
+			y, _ := o.Eval(X)
+			return a.add(y, a.f(1e-30*float64(calls%7-3)))
+		},
+		"infinite": func(X [][]*big.Float) *big.Float { return new(big.Float).SetInf(false) },
+		"huge": func(X [][]*big.Float) *big.Float {
+			y, _ := o.Eval(X)
+			return a.mul(y, a.f(1e300))
+		},
+		"two networks": func(X [][]*big.Float) *big.Float {
+			if X[len(X)-1][0].Sign() < 0 {
+				y, _ := o2.Eval(X)
+				return y
+			}
+			y, _ := o.Eval(X)
+			return y
+		},
+	}
+	for name, f := range hostile {
+		res, err := Learn(f, DefaultOptions(2, 2))
+		if err != nil {
+			if FailedCondition(err) == "" {
+				t.Errorf("%s: an error naming no condition: %v", name, err)
+			}
+			t.Logf("%s: %v", name, err)
+			continue
+		}
+		if ag := Agreement(f, res.Net.Func(testPrec), 2, 78, 100, 6, testPrec); !(ag <= 1e-20) {
+			t.Errorf("%s: a network returned that misses the oracle by %.3g", name, ag)
+		} else {
+			t.Logf("%s: a network that agrees to %.3g", name, ag)
+		}
+	}
 }

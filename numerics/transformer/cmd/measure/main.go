@@ -85,12 +85,18 @@ func main() {
 		fmt.Fprintf(w, "  unit queries in %-17s median %d, max %d\n", k.String()+"s", median(parts[k]), slices.Max(parts[k]))
 	}
 
-	// Time per run at (H, d, K) = (2, 3, 5), m = 3 and 4.
-	for _, dim := range []int{3, 4} {
+	// Time per run at (H, d, K) = (2, 3, 5), m = 3 and 4, and at larger
+	// sizes for choosing a scene's limits.
+	for _, sh := range []transformer.Shape{
+		{Heads: 2, Width: 3, Dim: 3, Units: 5},
+		{Heads: 2, Width: 3, Dim: 4, Units: 5},
+		{Heads: 3, Width: 4, Dim: 6, Units: 8},
+		{Heads: 4, Width: 6, Dim: 8, Units: 12},
+	} {
 		var times []time.Duration
 		var q []int
+		fails := 0
 		for i := 0; i < *timing; i++ {
-			sh := transformer.Shape{Heads: 2, Width: 3, Dim: dim, Units: 5}
 			n, err := transformer.Random(sh, *seed+uint64(1000+i))
 			if err != nil {
 				log.Fatal(err)
@@ -99,18 +105,20 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			opt := transformer.DefaultOptions(2, 3)
+			opt := transformer.DefaultOptions(sh.Heads, sh.Width)
 			opt.Mode, opt.Seed, opt.Step = m, *seed+uint64(1000+i), *step
 			start := time.Now()
 			res, err := transformer.Learn(o.Query, opt)
 			times = append(times, time.Since(start))
 			if err == nil {
 				q = append(q, res.Queries)
+			} else {
+				fails++
 			}
 		}
 		slices.Sort(times)
-		fmt.Fprintf(w, "time per run, (H, d, m, K) = (2, 3, %d, 5), %d bits, %d runs: median %v, max %v (queries median %d)\n",
-			dim, transformer.DefaultPrecision, *timing, times[len(times)/2].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond), median(q))
+		fmt.Fprintf(w, "time per run, (H, d, m, K) = (%d, %d, %d, %d), %d bits, %d runs: median %v, max %v (queries median %d, %d errors)\n",
+			sh.Heads, sh.Width, sh.Dim, sh.Units, transformer.DefaultPrecision, *timing, times[len(times)/2].Round(time.Millisecond), times[len(times)-1].Round(time.Millisecond), median(q), fails)
 	}
 
 	// The smallest precision at which every run succeeds.
