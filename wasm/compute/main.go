@@ -196,4 +196,3 @@ func post(m map[string]any, bytes []byte) {
 	}
 	js.Global().Call("postMessage", msg)
 }
-

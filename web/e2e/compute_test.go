@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,4 +187,111 @@ func TestComputeFault(t *testing.T) {
 	}
 	// The worker's own dying words may reach the console; they are expected.
 	t.Logf("console: %v", tb.takeProblems())
+}
+
+// csvTable returns the rows (header first) of the CSV table named name in
+// a figure's CSV (plots.Figure.WriteCSV: "# name", header, rows).
+func csvTable(t testing.TB, csvText, name string) [][]string {
+	t.Helper()
+	var lines []string
+	in := false
+	for _, line := range strings.Split(csvText, "\n") {
+		switch {
+		case strings.HasPrefix(line, "# "):
+			in = strings.TrimPrefix(line, "# ") == name
+		case in && line == "":
+			in = false
+		case in:
+			lines = append(lines, line)
+		}
+	}
+	rows, err := csv.NewReader(strings.NewReader(strings.Join(lines, "\n"))).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("no table %q in the CSV (%v):\n%s", name, err, shorten(csvText, 2000))
+	}
+	return rows
+}
+
+// cell writes a fact as the CSV writes a number (strconv 'g', −1; empty
+// for none).
+func cell(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// TestSweepFigureIsTheCanvas runs a noise sweep in the page, then exports
+// its figure's data: the CSV holds, number for number, the ε, the seeds'
+// errors, the medians and the unresolved counts the canvas shows, and the
+// scan over H. The same for the general-fusion count of the atoms scene
+// against the explosion figure's measured counts.
+func TestSweepFigureIsTheCanvas(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	const frag = "#v=1&scene=recovery&H=2&d=2&seed=9001&view=sweep"
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(frag)))
+	tb.pollFor("the sweep", `headlab.facts().sweep && headlab.facts().sweep.done && location.hash === headlab.link()`)
+	var f struct {
+		Sweep struct {
+			Eps         []float64    `json:"eps"`
+			Median      []*float64   `json:"median"`
+			Errors      [][]*float64 `json:"errors"`
+			TriedH      []int        `json:"triedH"`
+			HeadsMedian []*float64   `json:"headsMedian"`
+			HeadsErrors [][]*float64 `json:"headsErrors"`
+		} `json:"sweep"`
+	}
+	if err := json.Unmarshal(eval[json.RawMessage](tb, "headlab.facts()"), &f); err != nil {
+		t.Fatal(err)
+	}
+	csv := eval[string](tb, "headlabFigures.csv()")
+	check := func(table string, xs []string, med []*float64, errs [][]*float64) {
+		rows := csvTable(t, csv, table)
+		if len(rows) != len(xs)+1 {
+			t.Fatalf("%s: %d rows for %d points:\n%v", table, len(rows)-1, len(xs), rows)
+		}
+		for i, x := range xs {
+			row := rows[i+1]
+			unresolved := 0
+			want := []string{x, cell(med[i]), ""}
+			for _, e := range errs[i] {
+				want = append(want, cell(e))
+				if e == nil {
+					unresolved++
+				}
+			}
+			want[2] = strconv.Itoa(unresolved)
+			if !reflect.DeepEqual(row, want) {
+				t.Errorf("%s row %d: CSV %v, canvas %v", table, i+1, row, want)
+			}
+		}
+	}
+	var eps, hs []string
+	for _, e := range f.Sweep.Eps {
+		eps = append(eps, strconv.FormatFloat(e, 'g', -1, 64))
+	}
+	for _, H := range f.Sweep.TriedH {
+		hs = append(hs, strconv.Itoa(H))
+	}
+	if len(eps) != len(experiment.SweepNoise) || len(hs) == 0 {
+		t.Fatalf("the canvas's sweep: %+v", f.Sweep)
+	}
+	check("recovery-noise", eps, f.Sweep.Median, f.Sweep.Errors)
+	check("recovery-heads", hs, f.Sweep.HeadsMedian, f.Sweep.HeadsErrors)
+
+	// General fusion: the scene's merged count is the figure's measured one.
+	eval[json.RawMessage](tb, `headlab.open("#v=1&scene=atoms&d=3&H=3&m=3&keys=random&seed=9002")`)
+	tb.pollFor("the atoms scene", `headlab.facts().scene === "atoms" && location.hash === headlab.link()`)
+	merged := eval[int](tb, "headlab.facts().general.merged")
+	rows := csvTable(t, eval[string](tb, "headlabFigures.csv()"), "atom-explosion")
+	col := -1
+	for i, c := range rows[0] {
+		if c == "measured_random" {
+			col = i
+		}
+	}
+	if col < 0 || len(rows) < 4 || rows[3][col] != strconv.Itoa(merged) {
+		t.Errorf("general fusion of 3 heads: the scene merges to %d atoms, the figure's row H = 3 says %v (columns %v)", merged, rows[min(3, len(rows)-1)], rows[0])
+	}
 }
