@@ -30,6 +30,6 @@ func rendererFor(sc scene.Scene) renderer {
 	case *scene.Recovery:
 		return &recoveryRenderer{}
 	default:
-		return &attentionRenderer{hover: -1}
+		return &attentionRenderer{hover: -1, shapes: batch{feather: true}}
 	}
 }
