@@ -25,8 +25,7 @@ type attentionRenderer struct {
 	heat     *ebiten.Image
 	heatCols int
 	heatRows int
-	shapes   batch
-	rough    bool // this drag is drawn without anti-aliasing (too slow with it)
+	shapes   batch // feathered: anti-aliased in one plain call
 }
 
 func (r *attentionRenderer) reset(a *app) {
@@ -90,21 +89,12 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		screen.DrawImage(r.heat, op)
 	}
 	drawGrid(screen, &r.shapes, v, th, dsf)
-	// Every shape in one call, then the labels on top. The call is
-	// anti-aliased, except during a drag on a machine that cannot keep up
-	// (software rendering: ebiten's anti-aliasing draws through an
-	// offscreen buffer, and dropping it takes a drag there from about 30 to
-	// 44 frames a second, BenchmarkDragFPS); the release redraws it smooth.
-	// ActualFPS averages the last second and is 0 before it knows.
+	// Every shape in one call, anti-aliased by its fringes (batch), then
+	// the labels on top.
 	r.drawWeights(sc, v, th, dsf)
 	r.drawTokens(sc, v, th, dsf)
 	r.drawLegendShapes(sc, th, dsf)
-	if !r.drag.Active {
-		r.rough = false
-	} else if fps := ebiten.ActualFPS(); fps > 0 && fps < slowFPS && !a.gfx.smooth {
-		r.rough = true // for the rest of this drag: no flicker between the two
-	}
-	r.shapes.flush(screen, !r.rough)
+	r.shapes.flush(screen, true)
 	r.drawTokenLabels(screen, a, sc, v, th, dsf)
 	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
@@ -175,10 +165,6 @@ func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *sc
 		a.label(screen, label, x+rad+3*dsf, y-rad-14*dsf, th.Text)
 	}
 }
-
-// slowFPS is the frame rate under which a drag is drawn without
-// anti-aliasing: well under 50 and 60 Hz displays' rates.
-const slowFPS = 40
 
 // headDash returns head h's dash length in CSS pixels (0: solid), so that
 // a head's lines differ from another's in pattern as well as in colour.

@@ -17,11 +17,22 @@ import (
 // (SwiftShader, headless Chromium) cost a whole frame for a few hundred
 // lines; one call per layer costs one flush. Colours are premultiplied
 // (color.RGBA), as vector's helpers take them.
+//
+// A feathered batch anti-aliases its lines, discs and rings itself: each
+// shape gets a fringe one device pixel wide whose colour fades to
+// transparent across it, so that the edge's coverage ramps as ebiten's
+// anti-aliasing would make it, in the same single call and without
+// ebiten's anti-aliased path (which draws through an offscreen buffer of
+// twice the size, so slow under software rendering that a drag of the
+// largest attention scene fell under 10 fps; BenchmarkDragFPS). Its flush
+// ignores the aa argument. Rectangles stay crisp.
 type batch struct {
 	vs []ebiten.Vertex
 	is []uint16
 	// full holds earlier parts that reached maxVertices, drawn first.
 	full []batchPart
+	// feather: anti-alias by fringes (see above).
+	feather bool
 }
 
 type batchPart struct {
@@ -63,6 +74,18 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 	if l == 0 || c.A == 0 {
 		return
 	}
+	if b.feather {
+		// A line thinner than the fringe is drawn one pixel wide, fainter.
+		c = fainter(c, w)
+		w = math.Max(1, w)
+		ux, uy := dx/l/2, dy/l/2 // half a pixel along the line
+		nx, ny := -uy*w, ux*w
+		b.featherConvex([][2]float64{
+			{x0 - nx + ux, y0 - ny + uy}, {x1 - nx - ux, y1 - ny - uy},
+			{x1 + nx - ux, y1 + ny - uy}, {x0 + nx + ux, y0 + ny + uy},
+		}, c)
+		return
+	}
 	nx, ny := -dy/l*w/2, dx/l*w/2
 	b.room(4)
 	i := b.vertex(x0+nx, y0+ny, c)
@@ -88,6 +111,17 @@ func (b *batch) disc(cx, cy, r float64, c color.RGBA) {
 		return
 	}
 	n := segments(r)
+	if b.feather {
+		c = fainter(c, 2*r)
+		r = math.Max(0.5, r)
+		pts := make([][2]float64, n)
+		for k := range pts {
+			a := 2 * math.Pi * float64(k) / float64(n)
+			pts[k] = [2]float64{cx + r*math.Cos(a), cy + r*math.Sin(a)}
+		}
+		b.featherConvex(pts, c)
+		return
+	}
 	b.room(n + 1)
 	centre := b.vertex(cx, cy, c)
 	for k := 0; k < n; k++ {
@@ -105,6 +139,10 @@ func (b *batch) ring(cx, cy, r, w float64, c color.RGBA) {
 		return
 	}
 	n := segments(r)
+	if b.feather {
+		b.featherRing(cx, cy, r, w, n, c)
+		return
+	}
 	b.room(2 * n)
 	first := uint16(len(b.vs))
 	for k := 0; k < n; k++ {
@@ -116,6 +154,96 @@ func (b *batch) ring(cx, cy, r, w float64, c color.RGBA) {
 	for k := 0; k < n; k++ {
 		i, j := first+uint16(2*k), first+uint16(2*((k+1)%n))
 		b.is = append(b.is, i, i+1, j, i+1, j+1, j)
+	}
+}
+
+// featherConvex adds the convex polygon pts (in order, either direction)
+// with its edges feathered: the polygon inset by half a pixel in colour c,
+// and a fringe out to half a pixel beyond the edges, fading to transparent.
+// A corner moves along its bisector, so the fringe is half a pixel from
+// each edge.
+func (b *batch) featherConvex(pts [][2]float64, c color.RGBA) {
+	n := len(pts)
+	if n < 3 {
+		return
+	}
+	// Orientation, so that the normals point outwards.
+	var area float64
+	for k := range pts {
+		p, q := pts[k], pts[(k+1)%n]
+		area += p[0]*q[1] - q[0]*p[1]
+	}
+	if area == 0 {
+		return
+	}
+	sign := 1.0
+	if area < 0 {
+		sign = -1
+	}
+	normal := func(p, q [2]float64) (float64, float64) {
+		dx, dy := q[0]-p[0], q[1]-p[1]
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			return 0, 0
+		}
+		return sign * dy / l, -sign * dx / l
+	}
+	b.room(2 * n)
+	first := uint16(len(b.vs))
+	var none color.RGBA
+	for k := range pts {
+		ax, ay := normal(pts[(k+n-1)%n], pts[k])
+		bx, by := normal(pts[k], pts[(k+1)%n])
+		mx, my := ax+bx, ay+by
+		d := mx*ax + my*ay // |m|·cos of half the turn, times |m|
+		if d < 1e-6 {
+			mx, my, d = bx, by, 1
+		}
+		ox, oy := 0.5*mx/d, 0.5*my/d
+		p := pts[k]
+		b.vertex(p[0]-ox, p[1]-oy, c)
+		b.vertex(p[0]+ox, p[1]+oy, none)
+	}
+	for k := 1; k+1 < n; k++ { // the inset polygon, a fan
+		b.is = append(b.is, first, first+uint16(2*k), first+uint16(2*k+2))
+	}
+	for k := range n { // the fringe, a quad per edge
+		i, j := first+uint16(2*k), first+uint16(2*((k+1)%n))
+		b.is = append(b.is, i, i+1, j, i+1, j+1, j)
+	}
+}
+
+// fainter scales the premultiplied colour c by the coverage f, at most 1.
+func fainter(c color.RGBA, f float64) color.RGBA {
+	if f >= 1 {
+		return c
+	}
+	f = math.Max(0, f)
+	return color.RGBA{uint8(float64(c.R)*f + 0.5), uint8(float64(c.G)*f + 0.5), uint8(float64(c.B)*f + 0.5), uint8(float64(c.A)*f + 0.5)}
+}
+
+// featherRing adds a feathered ring: from radius r-w/2 to r+w/2, each
+// edge fading across one pixel; a ring thinner than a pixel is fainter.
+func (b *batch) featherRing(cx, cy, r, w float64, n int, c color.RGBA) {
+	c = fainter(c, w)
+	w = math.Max(1, w)
+	radii := [4]float64{r - w/2 - 0.5, r - w/2 + 0.5, r + w/2 - 0.5, r + w/2 + 0.5}
+	radii[0] = math.Max(0, radii[0])
+	cols := [4]color.RGBA{{}, c, c, {}}
+	b.room(4 * n)
+	first := uint16(len(b.vs))
+	for k := range n {
+		a := 2 * math.Pi * float64(k) / float64(n)
+		cos, sin := math.Cos(a), math.Sin(a)
+		for e := range 4 {
+			b.vertex(cx+radii[e]*cos, cy+radii[e]*sin, cols[e])
+		}
+	}
+	for k := range n {
+		i, j := first+uint16(4*k), first+uint16(4*((k+1)%n))
+		for e := uint16(0); e < 3; e++ {
+			b.is = append(b.is, i+e, i+e+1, j+e, i+e+1, j+e+1, j+e)
+		}
 	}
 }
 
@@ -182,7 +310,7 @@ func (b *batch) dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
 // flush draws everything collected onto dst and empties the batch. The
 // colours are premultiplied, as vector's helpers take them.
 func (b *batch) flush(dst *ebiten.Image, aa bool) {
-	op := &ebiten.DrawTrianglesOptions{AntiAlias: aa, ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha}
+	op := &ebiten.DrawTrianglesOptions{AntiAlias: aa && !b.feather, ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha}
 	for _, p := range b.full {
 		dst.DrawTriangles(p.vs, p.is, whitePixel, op)
 	}

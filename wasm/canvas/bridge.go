@@ -24,7 +24,6 @@ import (
 //	fields()         the link schema as JSON, for building controls
 //	point(i)         token i's position on the canvas in CSS pixels, as JSON
 //	fps()            ebiten's ActualFPS
-//	smoothDrags(b)   keep anti-aliasing during slow drags (for benchmarks)
 //	ready            true once the current state has been drawn
 func (a *app) exportBridge() {
 	obj := js.Global().Get("Object").New()
@@ -75,12 +74,6 @@ func (a *app) exportBridge() {
 		return mustJSON([]float64{x / a.gfx.dsf, y / a.gfx.dsf})
 	}))
 	obj.Set("fps", fn(func([]js.Value) any { return actualFPS() }))
-	obj.Set("smoothDrags", fn(func(args []js.Value) any {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		a.gfx.smooth = len(args) > 0 && args[0].Truthy()
-		return nil
-	}))
 	obj.Set("setDark", fn(func(args []js.Value) any {
 		a.mu.Lock()
 		defer a.mu.Unlock()

@@ -22,9 +22,6 @@ type graphics struct {
 	lastX    int
 	lastY    int
 	dark     bool
-	// smooth keeps anti-aliasing during drags however slow they get (set
-	// by the bridge's smoothDrags, for BenchmarkDragFPS).
-	smooth bool
 }
 
 // Draw only draws: it reads the scene and the caches Update left.

@@ -32,6 +32,6 @@ func rendererFor(sc scene.Scene) renderer {
 	case *scene.Transformer:
 		return &transformerRenderer{hoverMark: -1}
 	default:
-		return &attentionRenderer{hover: -1}
+		return &attentionRenderer{hover: -1, shapes: batch{feather: true}}
 	}
 }

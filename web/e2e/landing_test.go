@@ -376,8 +376,11 @@ const firstPaintJS = `(() => {
 })()`
 
 // shownJS returns what shownState holds.
+// The scene's panel is laid out from the start but unseen until the canvas
+// first answers (style.css), so "shown" means laid out, for the landing
+// (whose workspace is hidden behind it) the elements seen.
 const shownJS = `() => {
-	const vis = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+	const vis = (e) => e.getClientRects().length > 0 && (e.classList.contains("scene-panel") || getComputedStyle(e).visibility !== "hidden");
 	const f = document.getElementById("canvas").getBoundingClientRect();
 	return {
 		shown: [...document.querySelectorAll("#landing, .intro, .scene-panel")].filter(vis).map((e) => e.id),

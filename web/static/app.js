@@ -120,6 +120,7 @@
     document.body.classList.toggle("present", !landing && !!state.present);
     $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
     for (const p of PANELS) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
+    document.body.classList.add("synced"); // the panels show (style.css)
   }
 
   function set(key, value) {
