@@ -21,6 +21,7 @@ var shots = []struct{ name, link string }{
 	{"attention", "#v=1&scene=attention&H=3&d=2&seed=1"},
 	{"atoms", "#v=1&scene=atoms&d=3&seed=1"},
 	{"recovery", "#v=1&scene=recovery&H=2&d=2&seed=8&step=9"},
+	{"transformer", "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=116"},
 }
 
 // TestScreenshots opens every scene in the light and the dark theme at a
