@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -174,5 +175,19 @@ func TestRunRefusesBadJobs(t *testing.T) {
 	c, err := Run(Context{Slice: time.Millisecond}, Job{Kind: KindTiming, Timing: &Timing{D: 3, Q: []float64{0.1, -1, 2}}})
 	if err != nil || !(c.Timing.Split > 0) || !(c.Timing.Fused > 0) || math.IsNaN(c.Timing.Split) {
 		t.Errorf("timing: %+v %v", c.Timing, err)
+	}
+}
+
+// BenchmarkLearn times recovery runs of seed 1 (run it under node too, to
+// compare with the page's compute worker; web/e2e BenchmarkComputeLearn).
+func BenchmarkLearn(b *testing.B) {
+	for _, c := range [][2]int{{3, 8}, {4, 8}, {8, 3}} {
+		b.Run(fmt.Sprintf("H=%d,d=%d", c[0], c[1]), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Learn(Context{Slice: 25 * time.Millisecond}, Recovery{H: c[0], D: c[1], Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

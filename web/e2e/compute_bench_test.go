@@ -1,0 +1,119 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+
+	"headlab/numerics/experiment"
+)
+
+// benchRuns are the recovery runs timed in the page's compute worker and
+// under node (BenchmarkLearn in numerics/experiment, GOOS=js), seed 1 each.
+var benchRuns = [][2]int{{3, 8}, {4, 8}, {8, 3}}
+
+// BenchmarkComputeLearn times recovery runs in the page's compute worker
+// (the job's time as the worker measures it, worker-ms; the wall time from
+// opening the link to the result shown, wall-ms) and natively here
+// (native-ms). Compare worker-ms with
+//
+//	GOOS=js GOARCH=wasm go test -run '^$' -bench Learn -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./numerics/experiment/
+//
+// for the same runs under node.
+func BenchmarkComputeLearn(b *testing.B) {
+	for _, c := range benchRuns {
+		H, d := c[0], c[1]
+		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
+			frag := fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=1", H, d)
+			var worker, wall, native float64
+			for b.Loop() {
+				tb := newTab(b)
+				tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+				start := time.Now()
+				eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(frag)))
+				tb.pollFor("the run", `!headlab.facts().computing && location.hash === headlab.link()`)
+				wall = float64(time.Since(start).Microseconds()) / 1000
+				for _, e := range computeLog(tb) {
+					if strings.Contains(e.Key, fmt.Sprintf("H=%d d=%d seed=1 ", H, d)) && e.Op == "done" {
+						worker = e.Ms
+					}
+				}
+				tb.close()
+				t0 := time.Now()
+				if _, err := experiment.Learn(experiment.Context{}, experiment.Recovery{H: H, D: d, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+				native = float64(time.Since(t0).Microseconds()) / 1000
+			}
+			b.ReportMetric(worker, "worker-ms")
+			b.ReportMetric(wall, "wall-ms")
+			b.ReportMetric(native, "native-ms")
+		})
+	}
+}
+
+// dragFrames drags the Attention scene's query around a circle for about
+// 3 s with real mouse events and returns the canvas frame's
+// requestAnimationFrame rate and its longest gap between frames (ms).
+func dragFrames(tb *tab) (fps, gap float64) {
+	st := tb.snap().State
+	q := tb.point(st.N - 1)
+	box := eval[[6]float64](tb, canvasBoxJS)
+	r := math.Min(60, math.Min(box[2], box[3])/5)
+	cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
+	eval[bool](tb, `(() => { const w = document.getElementById("canvas").contentWindow; w.__n = 0; w.__gap = 0; w.__stop = false;
+		let last = performance.now(); w.__t0 = last;
+		const f = (t) => { w.__n++; w.__gap = Math.max(w.__gap, t - last); last = t; if (!w.__stop) w.requestAnimationFrame(f); };
+		w.requestAnimationFrame(f); return true; })()`)
+	tb.mouse(input.DispatchMouseEventTypeMouseMoved, q[0], q[1], false)
+	tb.frames(2)
+	tb.mouse(input.DispatchMouseEventTypeMousePressed, q[0], q[1], true)
+	tb.frames(2)
+	var x, y float64
+	t0 := time.Now()
+	for n := 0; time.Since(t0) < 3*time.Second; n++ {
+		a := float64(n) * 0.15
+		x, y = cx+r*math.Cos(a), cy+r*math.Sin(a)
+		tb.mouse(input.DispatchMouseEventTypeMouseMoved, x, y, true)
+	}
+	out := eval[[3]float64](tb, `(() => { const w = document.getElementById("canvas").contentWindow; w.__stop = true;
+		return [w.__n, performance.now() - w.__t0, w.__gap]; })()`)
+	tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
+	tb.frames(2)
+	return out[0] / (out[1] / 1000), out[2]
+}
+
+// BenchmarkRecoveryFrameGap drags the largest Attention scene (N = 64,
+// H = 8, heat map) idle, then again while the compute worker runs a
+// recovery run of seconds (H = 4, d = 16, started through the worker's
+// client as the Recovery scene would), and reports the canvas frame's
+// requestAnimationFrame rate and longest frame gap for both, and their
+// ratio (targets: the rate within 10% of idle, no gap over 50 ms).
+func BenchmarkRecoveryFrameGap(b *testing.B) {
+	const link = "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"
+	job := `{"Kind":"recovery","Recovery":{"H":4,"D":16,"Seed":5}}`
+	var idleFPS, idleGap, runFPS, runGap float64
+	for b.Loop() {
+		tb := newTab(b)
+		tb.load(h.base + link)
+		idleFPS, idleGap = dragFrames(tb)
+		id := eval[int](tb, fmt.Sprintf(`%s.start("bench", %s)`, computeJS, jsString(job)))
+		tb.pollFor("the worker's run to be under way", computeJS+`.log.some((e) => e.key === "bench" && e.fraction > 0)`)
+		runFPS, runGap = dragFrames(tb)
+		if still := eval[bool](tb, computeJS+`.log.some((e) => e.key === "bench" && e.op === "running")`); !still {
+			b.Log("the run ended before the drag did: the numbers are partly idle")
+		}
+		eval[bool](tb, fmt.Sprintf(`(%s.cancel(%d), true)`, computeJS, id))
+		tb.close()
+	}
+	b.ReportMetric(idleFPS, "idle-raf-fps")
+	b.ReportMetric(idleGap, "idle-gap-ms")
+	b.ReportMetric(runFPS, "run-raf-fps")
+	b.ReportMetric(runGap, "run-gap-ms")
+	b.ReportMetric(runFPS/idleFPS, "run/idle")
+}

@@ -1,0 +1,188 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"headlab/numerics/experiment"
+	"headlab/wasm/scene"
+	"headlab/web/link"
+)
+
+// computeTimeout bounds a wait for the compute worker: generous, because a
+// busy two-core machine can make a run of a second take a minute.
+const computeTimeout = 3 * time.Minute
+
+// computeJS reads the compute worker's client in the canvas's frame
+// (static/compute.js).
+const computeJS = `document.getElementById("canvas").contentWindow.headlabCompute`
+
+// computeEntry is one job in the client's log.
+type computeEntry struct {
+	ID       int     `json:"id"`
+	Key      string  `json:"key"`
+	Kind     string  `json:"kind"`
+	Op       string  `json:"op"`
+	Fraction float64 `json:"fraction"`
+	Ms       float64 `json:"ms"`
+	Error    string  `json:"error"`
+}
+
+func computeLog(tb *tab) []computeEntry {
+	tb.tb.Helper()
+	return eval[[]computeEntry](tb, computeJS+".log")
+}
+
+// pollFor waits until the predicate holds in the page, up to computeTimeout.
+func (t *tab) pollFor(what, predicate string) {
+	t.tb.Helper()
+	ctx, cancel := context.WithTimeout(t.ctx, computeTimeout)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool]("!!("+predicate+")",
+		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(computeTimeout))); err != nil {
+		t.tb.Fatalf("waiting for %s (%s): %v\npage: %s", what, predicate, err, t.describe())
+	}
+}
+
+// nativeFacts is the Recovery scene of a link computed here, natively, by a
+// lab that runs its jobs at once: what the page must show once its worker
+// has answered. The measured time is left out.
+func nativeFacts(tb *tab, frag string) map[string]any {
+	tb.tb.Helper()
+	s, notes := link.Parse(frag)
+	if len(notes) > 0 {
+		tb.tb.Fatalf("%s: %v", frag, notes)
+	}
+	r, err := scene.NewRecovery(s, scene.NewLocalLab(experiment.Run))
+	if err != nil {
+		tb.tb.Fatal(err)
+	}
+	r.Compute()
+	b, err := json.Marshal(r.Facts())
+	if err != nil {
+		tb.tb.Fatal(err)
+	}
+	return factsMap(tb, string(b))
+}
+
+// canvasFacts is the canvas's facts as it writes them (its JSON, not
+// re-encoded by the page), the measured time left out.
+func canvasFacts(tb *tab) map[string]any {
+	tb.tb.Helper()
+	return factsMap(tb, eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvas.facts()`))
+}
+
+func factsMap(tb *tab, s string) map[string]any {
+	tb.tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		tb.tb.Fatalf("facts %s: %v", shorten(s, 300), err)
+	}
+	delete(m, "learnMs")
+	return m
+}
+
+// sameFacts reports the keys whose values differ between the page and the
+// native computation.
+func sameFacts(page, native map[string]any) []string {
+	var diff []string
+	for k, v := range native {
+		if !reflect.DeepEqual(page[k], v) {
+			diff = append(diff, fmt.Sprintf("%s: page %s, native %s", k, shorten(fmt.Sprint(page[k]), 200), shorten(fmt.Sprint(v), 200)))
+		}
+	}
+	for k := range page {
+		if _, ok := native[k]; !ok {
+			diff = append(diff, k+": only in the page")
+		}
+	}
+	return diff
+}
+
+// TestComputeCancel starts a recovery run of seconds, changes the set-up
+// while it runs, and checks that the first job is cancelled in the worker,
+// that the second is the one shown, and that what the page shows equals the
+// same scene computed here natively, bit for bit (every fact but the
+// measured time).
+func TestComputeCancel(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	const first = "#v=1&scene=recovery&H=4&d=8&seed=7001"  // about a second natively
+	const second = "#v=1&scene=recovery&H=3&d=4&seed=7002" // a short run
+	t.Logf("first %s, second %s", first, second)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(first)))
+	// The first job is under way in the worker once its progress arrives.
+	tb.pollFor("the first run to report progress", computeJS+`.log.some((e) => e.key.includes("seed=7001") && e.op === "running" && e.fraction > 0)`)
+	if f := recoveryFactsOf(tb); !f.Computing {
+		t.Fatal("the first run finished before the set-up changed: pick a longer one")
+	}
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(second)))
+	tb.pollFor("the second run to be shown", `!headlab.facts().computing && location.hash === headlab.link() && headlab.link().includes("seed=7002")`)
+	tb.pollFor("the first job to end", computeJS+`.log.every((e) => e.op !== "running")`)
+	var a, b *computeEntry
+	log := computeLog(tb)
+	for i := range log {
+		switch {
+		case strings.Contains(log[i].Key, "seed=7001"):
+			a = &log[i]
+		case strings.Contains(log[i].Key, "seed=7002"):
+			b = &log[i]
+		}
+	}
+	if a == nil || b == nil {
+		t.Fatalf("jobs in the log: %+v", log)
+	}
+	t.Logf("jobs: %+v", log)
+	if a.Op != "cancelled" {
+		t.Errorf("the first job ended %q, want cancelled", a.Op)
+	}
+	if b.Op != "done" || b.Kind != string(experiment.KindRecovery) {
+		t.Errorf("the second job: %+v", *b)
+	}
+	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, second)); len(d) > 0 {
+		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
+	}
+	tb.noProblems("a recovery run cancelled by a new set-up")
+}
+
+// TestComputeFault kills the compute worker's program with the test hook
+// window.headlabComputeFault = "panic" (static/compute.js): the page shows
+// a notice, the scene says the run could not be made, the page stays
+// usable, and the next run, in a fresh worker, works and is the native
+// run's, bit for bit.
+func TestComputeFault(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	const broken = "#v=1&scene=recovery&H=2&d=3&seed=8001"
+	const next = "#v=1&scene=recovery&H=2&d=3&seed=8002&view=result"
+	eval[bool](tb, `(window.headlabComputeFault = "panic", true)`)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(broken)))
+	tb.pollFor("the notice of the stopped worker", `headlab.errors.some((e) => e.includes("compute worker stopped")) && !document.getElementById("notices").hidden`)
+	tb.pollFor("the scene to say the run failed", `!headlab.facts().computing && headlab.facts().failed`)
+	if f := recoveryFactsOf(tb); f.Failed == nil || !strings.Contains(f.Failed.Message, "could not be run") {
+		t.Errorf("the failed run says %+v", f.Failed)
+	}
+	// The page stays usable: another scene draws.
+	eval[json.RawMessage](tb, `headlab.open("#v=1&scene=attention&H=2&d=2&seed=3")`)
+	tb.pollFor("the attention scene", `headlab.facts().scene === "attention" && headlab.ready`)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(next)))
+	tb.pollFor("the next run", `!headlab.facts().computing && headlab.link().includes("seed=8002")`)
+	if f := recoveryFactsOf(tb); f.Failed != nil || f.Error == nil || *f.Error > 1e-6 {
+		t.Errorf("the run after the failure: failed %+v, error %v", f.Failed, f.Error)
+	}
+	if n := eval[int](tb, computeJS+".restarts"); n != 1 {
+		t.Errorf("%d workers started after the failure, want 1", n)
+	}
+	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
+		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
+	}
+	// The worker's own dying words may reach the console; they are expected.
+	t.Logf("console: %v", tb.takeProblems())
+}
