@@ -114,7 +114,7 @@ func (h Head) Scores(X mat.Matrix) []float64 {
 	for r := 0; r < d; r++ {
 		var acc float64
 		for c := 0; c < d; c++ {
-			acc += h.W.At(r, c) * X.At(n-1, c)
+			acc += float64(h.W.At(r, c) * X.At(n-1, c))
 		}
 		w[r] = acc
 	}
@@ -122,7 +122,7 @@ func (h Head) Scores(X mat.Matrix) []float64 {
 	for i := 0; i < n; i++ {
 		var acc float64
 		for c := 0; c < d; c++ {
-			acc += X.At(i, c) * w[c]
+			acc += float64(X.At(i, c) * w[c])
 		}
 		s[i] = acc
 	}
@@ -142,9 +142,9 @@ func (h Head) Output(X mat.Matrix) float64 {
 	for i := 0; i < n; i++ {
 		var val float64
 		for c := 0; c < d; c++ {
-			val += h.V.AtVec(c) * X.At(i, c)
+			val += float64(h.V.AtVec(c) * X.At(i, c))
 		}
-		y += a[i] * val
+		y += float64(a[i] * val)
 	}
 	return y
 }
@@ -179,10 +179,10 @@ func (l Layer) Details(X mat.Matrix) []Detail {
 		for i := 0; i < n; i++ {
 			var val float64
 			for c := 0; c < d; c++ {
-				val += h.V.AtVec(c) * X.At(i, c)
+				val += float64(h.V.AtVec(c) * X.At(i, c))
 			}
 			vals[i] = val
-			y += a[i] * val
+			y += float64(a[i] * val)
 		}
 		out[k] = Detail{Scores: s, Weights: a, Values: vals, Output: y}
 	}

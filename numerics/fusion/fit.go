@@ -215,7 +215,7 @@ func (f *Fitter) Progress() float64 {
 		return 1
 	}
 	total := float64(f.opt.Restarts) * float64(f.opt.Iterations)
-	used := float64(f.run)*float64(f.opt.Iterations) + float64(f.iter)
+	used := float64(float64(f.run)*float64(f.opt.Iterations)) + float64(f.iter)
 	return math.Min(used/total, 1)
 }
 
@@ -385,7 +385,7 @@ func (f *Fitter) direction() {
 	}
 	for n := f.stored - 1; n >= 0; n-- {
 		j := (f.newest - n + m) % m
-		beta := f.rho[j] * dotAll(f.y[j], f.dir)
+		beta := float64(f.rho[j] * dotAll(f.y[j], f.dir))
 		axpy(f.dir, f.alpha[j]-beta, f.s[j])
 	}
 }
@@ -412,7 +412,7 @@ func sampleQueries(d, n int, r float64, rng *rand.Rand) (q, t []float64) {
 	for i := range t {
 		x := q[i*d : i*d+d]
 		for j := range x {
-			x[j] = r * (float64(2*rng.Float64()) - 1)
+			x[j] = r * (2*float64(rng.Float64()) - 1)
 		}
 		t[i] = SigmoidSumValue(x)
 	}

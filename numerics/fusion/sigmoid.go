@@ -82,7 +82,7 @@ func PoissonBinomial(p []float64) []float64 {
 	out[0] = 1
 	for j, pj := range p {
 		for s := j + 1; s >= 1; s-- {
-			out[s] = out[s]*(1-pj) + out[s-1]*pj
+			out[s] = float64(out[s]*(1-pj)) + float64(out[s-1]*pj)
 		}
 		out[0] *= 1 - pj
 	}

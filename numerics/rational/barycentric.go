@@ -54,7 +54,7 @@ func barycentric(x, g []float64, sup []int, w []float64, at float64) float64 {
 	var num, den float64
 	for k, i := range sup {
 		t := w[k] / (at - x[i])
-		num += t * g[i]
+		num += float64(t * g[i])
 		den += t
 	}
 	return num / den
@@ -108,7 +108,7 @@ func (p *problem) weights(sup []int, in []bool) ([]float64, error) {
 			for c := 0; c < kq; c++ {
 				var acc float64
 				for j := 0; j < k; j++ {
-					acc += row[j] * q[c][j]
+					acc += float64(row[j] * q[c][j])
 				}
 				lq.set(t, c, acc)
 			}
@@ -122,7 +122,7 @@ func (p *problem) weights(sup []int, in []bool) ([]float64, error) {
 	w := make([]float64, k)
 	for c := 0; c < kq; c++ {
 		for j := range w {
-			w[j] += q[c][j] * y[c]
+			w[j] += float64(q[c][j] * y[c])
 		}
 	}
 	return w, nil
@@ -153,7 +153,7 @@ func householder(g []float64) [][]float64 {
 	}
 	var uu float64
 	for _, v := range u {
-		uu += v * v
+		uu += float64(v * v)
 	}
 	hh := make([][]float64, k)
 	for j := range hh {
@@ -206,7 +206,7 @@ func barycentricPoles(x, w []float64) ([]complex128, error) {
 		for j := 0; j < k; j++ {
 			var acc float64
 			for l := 0; l < k; l++ {
-				acc += hh[l][i] * x[l] * hh[j][l]
+				acc += float64(hh[l][i] * x[l] * hh[j][l])
 			}
 			m[i][j] = acc
 			g[i] += hh[j][i]

@@ -335,7 +335,7 @@ func realRoots(c []*big.Float, prec uint) ([]*big.Float, error) {
 		x, _ := v.Float64()
 		bnd = math.Max(bnd, math.Abs(x/lead))
 	}
-	bound := new(big.Float).SetPrec(prec).SetFloat64(1 + 2*bnd)
+	bound := new(big.Float).SetPrec(prec).SetFloat64(1 + float64(2*bnd))
 	ders := [][]*big.Float{c}
 	for k := 1; k < deg; k++ {
 		ders = append(ders, derivative(ders[k-1]))

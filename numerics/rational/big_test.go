@@ -92,7 +92,7 @@ func TestFitBigUpperBound(t *testing.T) {
 	// 1/((n+1)² + 1) has the complex poles −1 ± i.
 	for i := range f {
 		x := float64(i)
-		f[i] = new(big.Float).SetPrec(prec).SetFloat64(1 / ((x+1)*(x+1) + 1))
+		f[i] = new(big.Float).SetPrec(prec).SetFloat64(1 / (float64((x+1)*(x+1)) + 1))
 	}
 	if _, err := FitBig(n[:5], f[:5], BigOptions{Poles: 2, Prec: prec}); err == nil {
 		t.Fatal("complex poles accepted")

@@ -227,7 +227,7 @@ func newProblem(n, f []float64, opt Options) (*problem, error) {
 		p.x[i] = n[i] / p.ns
 		fi := f[i] / p.fs
 		p.g[i] = fi - p.c
-		p.sigma[i] = p.tol*(math.Abs(fi)+p.fmax) + math.SmallestNonzeroFloat64
+		p.sigma[i] = float64(p.tol*(math.Abs(fi)+p.fmax)) + math.SmallestNonzeroFloat64
 	}
 	// Distinct points, well apart relative to their range.
 	order := make([]int, m)
@@ -282,7 +282,7 @@ func (p *problem) fixed(h int) (params, error) {
 	unscaled := func() []complex128 {
 		out := make([]complex128, len(lam))
 		for k, l := range lam {
-			out[k] = l * complex(p.ns, 0)
+			out[k] = complex(real(l)*p.ns, imag(l)*p.ns) // no complex product: its parts could fuse
 		}
 		return out
 	}
@@ -332,7 +332,7 @@ func (p *problem) fixed(h int) (params, error) {
 			var cp complex128
 			for _, l := range lam {
 				if imag(l) > 0 {
-					cp = l * complex(p.ns, 0)
+					cp = complex(real(l)*p.ns, imag(l)*p.ns)
 					break
 				}
 			}
@@ -422,7 +422,7 @@ func (p *problem) result(fit params) Result {
 		y, mag := p.model(fit, x)
 		d := math.Abs(y - p.g[i])
 		rmax = math.Max(rmax, d)
-		s := p.sigma[i] + 4*eps*(mag+math.Abs(p.c)+math.Abs(p.g[i]))
+		s := p.sigma[i] + float64(4*eps*(mag+math.Abs(p.c)+math.Abs(p.g[i])))
 		res.Misfit = math.Max(res.Misfit, d/s)
 	}
 	if p.fmax > 0 {

@@ -15,9 +15,9 @@ func family(H int, seed uint64) (rho, res []float64, c float64) {
 	rho = make([]float64, H)
 	res = make([]float64, H)
 	for h := range rho {
-		u := -1 + 3*float64(h)/math.Max(1, float64(H-1)) + 0.3*(rng.Float64()-0.5)
+		u := -1 + float64(3*float64(h)/math.Max(1, float64(H-1))) + float64(0.3*(rng.Float64()-0.5))
 		if H == 1 {
-			u = 3*rng.Float64() - 1
+			u = float64(3*rng.Float64()) - 1
 		}
 		rho[h] = xmath.Exp(u)
 		res[h] = rho[h] * (1 + rng.Float64()) * float64(1-2*rng.IntN(2))

@@ -39,7 +39,7 @@ func TestGolden(t *testing.T) {
 	var n, f []float64
 	for k := 0.0; k <= 4; k++ {
 		n = append(n, k)
-		f = append(f, 1/((k+1)*(k+1)+4))
+		f = append(f, 1/(float64((k+1)*(k+1))+4))
 	}
 	add(Fit(n, f, Options{Poles: 2}))
 	digest.Check(t, "fits", &d)

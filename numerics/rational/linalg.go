@@ -78,10 +78,10 @@ func svd(a *matrix) (svdResult, bool) {
 	var frob float64
 	for _, c := range w.col {
 		for _, x := range c {
-			frob += x * x
+			frob += float64(x * x)
 		}
 	}
-	tiny := 1e-34*frob + math.SmallestNonzeroFloat64
+	tiny := float64(1e-34*frob) + math.SmallestNonzeroFloat64
 	converged := false
 	for sweep := 0; sweep < 80 && !converged; sweep++ {
 		converged = true
@@ -90,9 +90,9 @@ func svd(a *matrix) (svdResult, bool) {
 				cp, cq := w.col[p], w.col[q]
 				var alpha, beta, gamma float64
 				for i := range cp {
-					alpha += cp[i] * cp[i]
-					beta += cq[i] * cq[i]
-					gamma += cp[i] * cq[i]
+					alpha += float64(cp[i] * cp[i])
+					beta += float64(cq[i] * cq[i])
+					gamma += float64(cp[i] * cq[i])
 				}
 				if gamma == 0 || alpha <= tiny || beta <= tiny || math.Abs(gamma) <= 1e-15*math.Sqrt(alpha)*math.Sqrt(beta) {
 					continue
@@ -103,12 +103,12 @@ func svd(a *matrix) (svdResult, bool) {
 				if math.Abs(zeta) > 1e150 {
 					t = 1 / (2 * zeta)
 				} else {
-					t = 1 / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
+					t = 1 / (math.Abs(zeta) + math.Sqrt(1+float64(zeta*zeta)))
 					if zeta < 0 {
 						t = -t
 					}
 				}
-				c := 1 / math.Sqrt(1+t*t)
+				c := 1 / math.Sqrt(1+float64(t*t))
 				s := c * t
 				rotate(cp, cq, c, s)
 				rotate(v[p], v[q], c, s)
@@ -122,7 +122,7 @@ func svd(a *matrix) (svdResult, bool) {
 	for j, c := range w.col {
 		var ss float64
 		for _, x := range c {
-			ss += x * x
+			ss += float64(x * x)
 		}
 		sv[j] = math.Sqrt(ss)
 	}
@@ -141,8 +141,8 @@ func svd(a *matrix) (svdResult, bool) {
 func rotate(x, y []float64, c, s float64) {
 	for i := range x {
 		xi, yi := x[i], y[i]
-		x[i] = c*xi - s*yi
-		y[i] = s*xi + c*yi
+		x[i] = float64(c*xi) - float64(s*yi)
+		y[i] = float64(s*xi) + float64(c*yi)
 	}
 }
 
@@ -160,11 +160,11 @@ func (r svdResult) solve(b []float64, rcond float64) []float64 {
 		}
 		var ub float64
 		for i, u := range r.us[j] {
-			ub += u * b[i]
+			ub += float64(u * b[i])
 		}
 		f := ub / (r.s[j] * r.s[j])
 		for i := range x {
-			x[i] += f * r.v[j][i]
+			x[i] += float64(f * r.v[j][i])
 		}
 	}
 	return x
@@ -227,7 +227,7 @@ func hessenberg(a [][]float64, n int) {
 		v[k+1] -= alpha
 		var vv float64
 		for i := k + 1; i <= n; i++ {
-			vv += v[i] * v[i]
+			vv += float64(v[i] * v[i])
 		}
 		if vv == 0 {
 			continue
@@ -236,22 +236,22 @@ func hessenberg(a [][]float64, n int) {
 		for j := 1; j <= n; j++ {
 			var dot float64
 			for i := k + 1; i <= n; i++ {
-				dot += v[i] * a[i][j]
+				dot += float64(v[i] * a[i][j])
 			}
 			f := 2 * dot / vv
 			for i := k + 1; i <= n; i++ {
-				a[i][j] -= f * v[i]
+				a[i][j] -= float64(f * v[i])
 			}
 		}
 		// A ← A H.
 		for i := 1; i <= n; i++ {
 			var dot float64
 			for j := k + 1; j <= n; j++ {
-				dot += a[i][j] * v[j]
+				dot += float64(a[i][j] * v[j])
 			}
 			f := 2 * dot / vv
 			for j := k + 1; j <= n; j++ {
-				a[i][j] -= f * v[j]
+				a[i][j] -= float64(f * v[j])
 			}
 		}
 		for i := k + 2; i <= n; i++ {
@@ -302,10 +302,10 @@ func hqr(a [][]float64, n int, wr, wi []float64) bool {
 				nn--
 			} else {
 				y = a[nn-1][nn-1]
-				w = a[nn][nn-1] * a[nn-1][nn]
+				w = float64(a[nn][nn-1] * a[nn-1][nn])
 				if l == nn-1 {
-					p = 0.5 * (y - x)
-					q = p*p + w
+					p = float64(0.5 * (y - x))
+					q = float64(p*p) + w
 					z = math.Sqrt(math.Abs(q))
 					x += t
 					if q >= 0 {
@@ -341,7 +341,7 @@ func hqr(a [][]float64, n int, wr, wi []float64) bool {
 						z = a[m][m]
 						r = x - z
 						s = y - z
-						p = (r*s-w)/a[m+1][m] + a[m][m+1]
+						p = (float64(r*s)-w)/a[m+1][m] + a[m][m+1]
 						q = a[m+1][m+1] - z - r - s
 						r = a[m+2][m+1]
 						s = math.Abs(p) + math.Abs(q) + math.Abs(r)
@@ -351,8 +351,8 @@ func hqr(a [][]float64, n int, wr, wi []float64) bool {
 						if m == l {
 							break
 						}
-						u := math.Abs(a[m][m-1]) * (math.Abs(q) + math.Abs(r))
-						v := math.Abs(p) * (math.Abs(a[m-1][m-1]) + math.Abs(z) + math.Abs(a[m+1][m+1]))
+						u := float64(math.Abs(a[m][m-1]) * (math.Abs(q) + math.Abs(r)))
+						v := float64(math.Abs(p) * (math.Abs(a[m-1][m-1]) + math.Abs(z) + math.Abs(a[m+1][m+1])))
 						if u+v == v {
 							break
 						}
@@ -378,7 +378,7 @@ func hqr(a [][]float64, n int, wr, wi []float64) bool {
 								r /= x
 							}
 						}
-						s = sign(math.Sqrt(p*p+q*q+r*r), p)
+						s = sign(math.Sqrt(float64(p*p)+float64(q*q)+float64(r*r)), p)
 						if s == 0 {
 							continue
 						}
@@ -396,22 +396,22 @@ func hqr(a [][]float64, n int, wr, wi []float64) bool {
 						q /= p
 						r /= p
 						for j := k; j <= nn; j++ {
-							p = a[k][j] + q*a[k+1][j]
+							p = a[k][j] + float64(q*a[k+1][j])
 							if k != nn-1 {
-								p += r * a[k+2][j]
-								a[k+2][j] -= p * z
+								p += float64(r * a[k+2][j])
+								a[k+2][j] -= float64(p * z)
 							}
-							a[k+1][j] -= p * y
-							a[k][j] -= p * x
+							a[k+1][j] -= float64(p * y)
+							a[k][j] -= float64(p * x)
 						}
 						mmin := min(nn, k+3)
 						for i := l; i <= mmin; i++ {
-							p = x*a[i][k] + y*a[i][k+1]
+							p = float64(x*a[i][k]) + float64(y*a[i][k+1])
 							if k != nn-1 {
-								p += z * a[i][k+2]
-								a[i][k+2] -= p * r
+								p += float64(z * a[i][k+2])
+								a[i][k+2] -= float64(p * r)
 							}
-							a[i][k+1] -= p * q
+							a[i][k+1] -= float64(p * q)
 							a[i][k] -= p
 						}
 					}

@@ -110,7 +110,7 @@ func (p *problem) residual(fit params) ([]float64, float64) {
 	for i, x := range p.x {
 		y, _ := p.model(fit, x)
 		e[i] = (y - p.g[i]) / p.sigma[i]
-		ss += e[i] * e[i]
+		ss += float64(e[i] * e[i])
 	}
 	if math.IsNaN(ss) {
 		ss = math.Inf(1)
@@ -168,7 +168,7 @@ func (p *problem) polish(fit params) params {
 		for alpha := 1.0; alpha > 1e-6; alpha /= 2 {
 			nt := make([]float64, len(t))
 			for k := range t {
-				nt[k] = t[k] + alpha*step[k]
+				nt[k] = t[k] + float64(alpha*step[k])
 			}
 			nf := p.unpack(nt, h)
 			ne, nss := p.residual(nf)
@@ -208,7 +208,7 @@ func (p *problem) covariance(fit params) []float64 {
 				out[k] = math.Inf(1)
 				break
 			}
-			out[k] += (dec.v[l][k] / dec.s[l]) * (dec.v[l][k] / dec.s[l])
+			out[k] += float64((dec.v[l][k] / dec.s[l]) * (dec.v[l][k] / dec.s[l]))
 		}
 	}
 	return out

@@ -150,11 +150,11 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			if math.Abs(lb.x[a]-lb.x[b]) > 0.2 {
 				continue
 			}
-			m := (lb.x[a] + lb.x[b]) / 2
+			m := float64((lb.x[a] + lb.x[b]) / 2)
 			for _, delta := range []float64{0.003, 0.01, 0.03, 0.1} {
 				for _, sgn := range []float64{-1, 1} {
 					p := append([]float64(nil), lb.x...)
-					p[a], p[b] = m+sgn*delta, m-sgn*delta
+					p[a], p[b] = m+float64(sgn*delta), m-float64(sgn*delta)
 					extra = append(extra, p)
 				}
 			}

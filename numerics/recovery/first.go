@@ -161,7 +161,7 @@ func (l *learner) valuesMisfit(k int, p, r []float64) float64 {
 			y -= r[h] * n / (n + xmath.Exp(ph))
 		}
 		e := (y - rf.F[s]) / l.sigma(rf.F[s])
-		ss += e * e
+		ss += float64(e * e)
 	}
 	if math.IsNaN(ss) {
 		return math.Inf(1)
@@ -358,11 +358,11 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		// with each such pair spread apart around its mean.
 		var extra [][]float64
 		spread := func(ia, ib int) {
-			m := (lb.x[ia] + lb.x[ib]) / 2
+			m := float64((lb.x[ia] + lb.x[ib]) / 2)
 			for _, delta := range []float64{0.01, 0.05, 0.2} {
 				for _, sgn := range []float64{-1, 1} {
 					x := append([]float64(nil), lb.x...)
-					x[ia], x[ib] = m+sgn*delta, m-sgn*delta
+					x[ia], x[ib] = m+float64(sgn*delta), m-float64(sgn*delta)
 					extra = append(extra, x)
 				}
 			}

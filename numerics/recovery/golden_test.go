@@ -1,7 +1,11 @@
 package recovery
 
 import (
+	"math"
+	"math/big"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/digest"
@@ -59,5 +63,91 @@ func TestGolden(t *testing.T) {
 			run(attention.Random(3, 2, 4), opt, 1e-9)
 			digest.Check(t, "runs", &d)
 		})
+	}
+}
+
+// TestGoldenBig checks that extended-precision runs give bit-identical
+// numbers natively and under GOOS=js, from the oracle's answers to the
+// heads at full precision, directly and as a Run suspended at every
+// checkpoint.
+func TestGoldenBig(t *testing.T) {
+	learners := []struct {
+		name  string
+		learn func(BigOracle, Options) (Result, error)
+	}{
+		{"LearnBig", LearnBig},
+		{"Run", func(o BigOracle, opt Options) (Result, error) {
+			r := StartBig(o, opt)
+			for !r.Step(0) {
+			}
+			return r.Result()
+		}},
+	}
+	for _, lr := range learners {
+		learn := lr.learn
+		t.Run(lr.name, func(t *testing.T) {
+			var d digest.Digest
+			run := func(layer attention.Layer, opt Options) {
+				res, err := learn(BigLayerOracle(layer, opt.Precision), opt)
+				if err != nil {
+					t.Fatalf("%+v: %v", opt, err)
+				}
+				d.Add(float64(res.Queries), res.Residual, res.Estimate)
+				for _, h := range res.BigLayer {
+					for _, row := range h.W {
+						d.AddBig(row...)
+					}
+					d.AddBig(h.V...)
+				}
+				for _, h := range res.Layer {
+					d.Add(h.W.RawMatrix().Data...)
+					d.Add(h.V.RawVector().Data...)
+				}
+				for _, rf := range res.Trace.RFs {
+					d.Add(rf.F...)
+					d.Add(rf.P...)
+					d.Add(rf.R...)
+					d.Add(rf.HeadP...)
+					d.Add(rf.HeadR...)
+					d.Add(rf.C)
+				}
+			}
+			opt := DefaultOptions(3, 2)
+			opt.Precision = 128
+			run(attention.Random(3, 2, 11), opt)
+			opt = DefaultOptions(6, 2)
+			opt.Precision, opt.Mode = 256, Economy
+			run(attention.Random(6, 2, 12), opt)
+			opt = DefaultOptions(4, 1)
+			opt.Precision, opt.UpperBound = 192, true
+			run(attention.Random(2, 1, 13), opt)
+			digest.Check(t, "bigruns", &d)
+		})
+	}
+}
+
+// TestBigLayerOracle checks the extended oracle against the float64 one
+// and against a direct evaluation at the same precision of a query with
+// distinct tokens.
+func TestBigLayerOracle(t *testing.T) {
+	layer := attention.Random(3, 2, 5)
+	o := BigLayerOracle(layer, 200)
+	X := [][]*big.Float{
+		{big.NewFloat(0.3), big.NewFloat(-1.2)},
+		{big.NewFloat(1.1), big.NewFloat(0.4)},
+		{big.NewFloat(0.3), big.NewFloat(-1.2)}, // equal to the first, another slice
+		{big.NewFloat(-0.7), big.NewFloat(0.9)},
+	}
+	got, _ := o(X).Float64()
+	Xf := mat.NewDense(4, 2, nil)
+	for i, x := range X {
+		for j, v := range x {
+			f, _ := v.Float64()
+			Xf.Set(i, j, f)
+		}
+	}
+	want := layer.Output(Xf)
+	if math.Abs(got-want) > 1e-14*math.Max(1, math.Abs(want)) {
+		t.Fatalf("big oracle %v, float64 layer %v", got, want)
 	}
 }

@@ -101,6 +101,11 @@ type fitStats struct {
 	vars []float64
 	rows int
 	est  float64
+	// scale (≥ 1, 0 meaning 1) multiplies the residual limit: in extended
+	// precision the answers must be reproduced to the accuracy the run
+	// estimates for its heads (est), which the conditioning of the RFs
+	// puts above the working precision's noise model.
+	scale float64
 }
 
 // finish builds the layer from the parameters, checks it against every
@@ -119,7 +124,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 				var acc float64
 				for a := 0; a < d; a++ {
 					for b := 0; b < d; b++ {
-						acc += l.u[a][x] * t.P(h, a, b) * l.z[b][y]
+						acc += float64(l.u[a][x] * t.P(h, a, b) * l.z[b][y])
 					}
 				}
 				w.Set(x, y, acc/l.c)
@@ -129,7 +134,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 		for x := 0; x < d; x++ {
 			var acc float64
 			for a := 0; a < d; a++ {
-				acc += l.u[a][x] * t.R(h, a)
+				acc += float64(l.u[a][x] * t.R(h, a))
 			}
 			v.SetVec(x, acc/l.c)
 		}
@@ -205,6 +210,9 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 	limit := exactResidualLimit
 	if l.opt.Tolerance > 0 {
 		limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
+	}
+	if st.scale > 1 {
+		limit *= st.scale
 	}
 	if !(l.res.Residual <= limit) {
 		reason := fmt.Sprintf("self-check failed: the %d recovered heads do not reproduce the answers they were learned from (residuals %.3g times the noise model, limit %.3g)", hc, l.res.Residual, limit)

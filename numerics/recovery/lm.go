@@ -93,7 +93,7 @@ func (sv *solver) cost(t theta) float64 {
 	var ss float64
 	for _, r := range sv.rows {
 		e := (sv.l.predict(r.s, r.n, t) - r.y) / r.sigma
-		ss += e * e
+		ss += float64(e * e)
 	}
 	if math.IsNaN(ss) {
 		return math.Inf(1)
@@ -153,7 +153,7 @@ func (sv *solver) linearise(t theta) linearised {
 		})
 		e := (y - r.y) / r.sigma
 		for i, g := range gbuf {
-			lin.gn[i] += g * g
+			lin.gn[i] += float64(g * g)
 		}
 		if block < 0 {
 			if ng == 0 {
@@ -171,7 +171,7 @@ func (sv *solver) linearise(t theta) linearised {
 			rowv[en.pos] += en.g
 		}
 		for i := 0; i < s; i++ {
-			lin.bn[block][i] += rowv[i] * rowv[i]
+			lin.bn[block][i] += float64(rowv[i] * rowv[i])
 		}
 		copy(rowv[s:], gbuf)
 		rowv[w-1] = -e
@@ -257,7 +257,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 		x := append([]float64(nil), fb[k]...)
 		for i := 0; i < s; i++ {
 			for c := 0; c < ng; c++ {
-				x[i] -= sv.sb[k][i*ng+c] * dg[c]
+				x[i] -= float64(sv.sb[k][i*ng+c] * dg[c])
 			}
 		}
 		if !backSolve(sv.rb[k], s, x) {
@@ -344,7 +344,7 @@ func (sv *solver) variances(t theta) []float64 {
 			for j := 0; j < ng; j++ {
 				var acc float64
 				for k := max(i, j); k < ng; k++ {
-					acc += xg[i*ng+k] * xg[j*ng+k]
+					acc += float64(xg[i*ng+k] * xg[j*ng+k])
 				}
 				cgg[i*ng+j] = acc
 			}
@@ -358,13 +358,13 @@ func (sv *solver) variances(t theta) []float64 {
 		for i := 0; i < s; i++ {
 			var acc float64
 			for c := i; c < s; c++ {
-				acc += xb[i*s+c] * xb[i*s+c]
+				acc += float64(xb[i*s+c] * xb[i*s+c])
 			}
 			// y = row i of X_b S_b.
 			for g := 0; g < ng; g++ {
 				var yy float64
 				for c := i; c < s; c++ {
-					yy += xb[i*s+c] * sv.sb[k][c*ng+g]
+					yy += float64(xb[i*s+c] * sv.sb[k][c*ng+g])
 				}
 				y[g] = yy
 			}
@@ -374,9 +374,9 @@ func (sv *solver) variances(t theta) []float64 {
 				}
 				var cy float64
 				for c := 0; c < ng; c++ {
-					cy += cgg[a*ng+c] * y[c]
+					cy += float64(cgg[a*ng+c] * y[c])
 				}
-				acc += y[a] * cy
+				acc += float64(y[a] * cy)
 			}
 			v[i] = acc
 		}

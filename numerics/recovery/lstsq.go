@@ -26,7 +26,7 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 		for c := 0; c < n; c++ {
 			var s float64
 			for r := 0; r < m; r++ {
-				s += j[r][c] * j[r][c]
+				s += float64(j[r][c] * j[r][c])
 			}
 			scale[c] = math.Sqrt(s)
 			if scale[c] == 0 || math.IsNaN(scale[c]) || math.IsInf(scale[c], 0) {
@@ -100,7 +100,7 @@ func dampedStep(j [][]float64, e, scale []float64, lambda float64) ([]float64, b
 func sumSquares(e []float64) float64 {
 	var s float64
 	for _, v := range e {
-		s += v * v
+		s += float64(v * v)
 	}
 	if math.IsNaN(s) {
 		return math.Inf(1)
@@ -141,7 +141,7 @@ func standardErrors(j [][]float64, scale float64) []float64 {
 	for i := 0; i < n; i++ {
 		var v float64
 		for c := i; c < n; c++ {
-			v += x[i*n+c] * x[i*n+c]
+			v += float64(x[i*n+c] * x[i*n+c])
 		}
 		out[i] = math.Sqrt(v * scale)
 		if math.IsNaN(out[i]) {
@@ -214,7 +214,7 @@ func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
 		for e := range a {
 			var y float64
 			for c := range a[e] {
-				y += a[e][c] * x[c]
+				y += float64(a[e][c] * x[c])
 			}
 			res[e] = math.Abs(y-b[e]) / sd[e]
 			if res[e] > worst {
@@ -293,7 +293,7 @@ func householder(a []float64, m, w, k int) bool {
 	for j := 0; j < k; j++ {
 		var ss float64
 		for i := j; i < m; i++ {
-			ss += a[i*w+j] * a[i*w+j]
+			ss += float64(a[i*w+j] * a[i*w+j])
 		}
 		nrm := math.Sqrt(ss)
 		if math.IsInf(ss, 0) || (ss < 1e-280 && ss > 0) {
@@ -319,7 +319,7 @@ func householder(a []float64, m, w, k int) bool {
 		v[j] -= alpha
 		var vv float64
 		for i := j; i < m; i++ {
-			vv += v[i] * v[i]
+			vv += float64(v[i] * v[i])
 		}
 		if vv == 0 {
 			continue
@@ -327,14 +327,14 @@ func householder(a []float64, m, w, k int) bool {
 		for c := j; c < w; c++ {
 			var dot float64
 			for i := j; i < m; i++ {
-				dot += v[i] * a[i*w+c]
+				dot += float64(v[i] * a[i*w+c])
 			}
 			f := 2 * dot / vv
 			if f == 0 {
 				continue
 			}
 			for i := j; i < m; i++ {
-				a[i*w+c] -= f * v[i]
+				a[i*w+c] -= float64(f * v[i])
 			}
 		}
 		a[j*w+j] = alpha
@@ -350,7 +350,7 @@ func backSolve(r []float64, n int, b []float64) bool {
 	for i := n - 1; i >= 0; i-- {
 		s := b[i]
 		for c := i + 1; c < n; c++ {
-			s -= r[i*n+c] * b[c]
+			s -= float64(r[i*n+c] * b[c])
 		}
 		if r[i*n+i] == 0 {
 			return false
@@ -371,7 +371,7 @@ func invUpper(r []float64, n int) []float64 {
 		for i := j - 1; i >= 0; i-- {
 			var s float64
 			for k := i + 1; k <= j; k++ {
-				s += r[i*n+k] * x[k*n+j]
+				s += float64(r[i*n+k] * x[k*n+j])
 			}
 			x[i*n+j] = -s / r[i*n+i]
 		}

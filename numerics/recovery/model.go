@@ -50,7 +50,7 @@ func (l *learner) headTerms(s *spec, t theta, h int) (p, rr, vz float64) {
 		rr += t.R(h, a)
 	}
 	for k := 0; k < t.d; k++ {
-		vz += t.R(h, k) * s.uz[k]
+		vz += float64(t.R(h, k) * s.uz[k])
 	}
 	return p, rr, vz / l.c
 }

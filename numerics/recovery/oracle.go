@@ -23,7 +23,7 @@ func LayerOracle(l attention.Layer, noise float64, seed uint64) Oracle {
 	return func(X *mat.Dense) float64 {
 		y := l.Output(X)
 		if noise > 0 {
-			y += noise * math.Abs(y) * rng.NormFloat64()
+			y += float64(noise * math.Abs(y) * rng.NormFloat64())
 		}
 		return y
 	}

@@ -51,8 +51,17 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 	for s, q := range rf.Query {
 		f[s] = x.ans[q]
 	}
-	opt := rational.BigOptions{Poles: h, UpperBound: upper, Prec: x.prec,
-		Tolerance: math.Min(1e-8, 1e6*l.epsX())}
+	// Counting the poles needs the samples reproduced to near the working
+	// precision (a head whose term is small must still count); a fit with
+	// a known number of poles only has to pass a gross check here, the
+	// self-check of every answer (finishPlain) being the fine one.
+	opt := rational.BigOptions{Poles: h, UpperBound: upper, Prec: x.prec, Tolerance: matchTolerance}
+	if upper {
+		// Three quarters of the working digits: with half, two heads whose
+		// poles nearly coincide in one RF pass for one (measured: H = 10,
+		// d = 2 then needs 320 bits instead of 256).
+		opt.Tolerance = math.Min(1e-8, 1e6*math.Max(l.opt.Tolerance, math.Ldexp(1, -int(3*l.x.prec/4))))
+	}
 	if c != nil {
 		opt.KnownC, opt.C = true, c
 		if f0 != nil {
@@ -348,7 +357,9 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 	// Every answer against the heads, per RF: two distinct scores per head
 	// make one Exp per head and RF.
 	eps := l.epsX()
-	var chi2, est float64
+	// est is the RFs' own disagreement with the heads; worst the largest
+	// relative residual of an answer.
+	var chi2, est, worst float64
 	diff := x.num()
 	byRF := make(map[int][]int) // RF → its samples' query indices
 	for q, qq := range l.res.Trace.Queries {
@@ -388,9 +399,9 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			y.Sub(y, x.ans[q])
 			e, _ := y.Float64()
 			ya, _ := x.ans[q].Float64()
-			e /= eps*(math.Abs(ya)+l.s) + math.SmallestNonzeroFloat64
-			chi2 += e * e
-			est = math.Max(est, math.Abs(e)*eps)
+			e /= float64(eps*(math.Abs(ya)+l.s)) + math.SmallestNonzeroFloat64
+			chi2 += float64(e * e)
+			worst = math.Max(worst, math.Abs(e)*eps)
 		}
 	}
 	// W_h = U P_h Zᵀ/c and v_h = U r_h/c.
@@ -427,5 +438,5 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 		}
 		heads[h] = BigHead{W: w, V: v}
 	}
-	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: est}, heads)
+	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: math.Max(est, worst), scale: math.Max(1, est/eps)}, heads)
 }

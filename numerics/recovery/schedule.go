@@ -52,10 +52,10 @@ func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
 			for j := 0; j < k; j++ {
 				var dot float64
 				for i := range v {
-					dot += q[j][i] * v[i]
+					dot += float64(q[j][i] * v[i])
 				}
 				for i := range v {
-					v[i] -= dot * q[j][i]
+					v[i] -= float64(dot * q[j][i])
 				}
 			}
 		}
@@ -115,12 +115,12 @@ func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
 	}
 	a := make([]float64, d)
 	for k := range a {
-		a[k] = z[k] - l.c*u[k]
+		a[k] = z[k] - float64(l.c*u[k])
 	}
 	uz := make([]float64, d)
 	for k := range uz {
 		for i := range z {
-			uz[k] += l.u[k][i] * z[i]
+			uz[k] += float64(l.u[k][i] * z[i])
 		}
 	}
 	l.specs = append(l.specs, &spec{alpha: alpha, beta: beta, uz: uz})
@@ -234,7 +234,7 @@ func (l *learner) schedule() error {
 	}
 	var ss float64
 	for _, y := range l.ans {
-		ss += y * y
+		ss += float64(y * y)
 	}
 	l.s = math.Sqrt(ss / float64(len(l.ans)))
 	return nil
@@ -242,5 +242,5 @@ func (l *learner) schedule() error {
 
 // sigma is the noise model of an answer y.
 func (l *learner) sigma(y float64) float64 {
-	return l.eps*(math.Abs(y)+l.s) + math.SmallestNonzeroFloat64
+	return float64(l.eps*(math.Abs(y)+l.s)) + math.SmallestNonzeroFloat64
 }

@@ -26,4 +26,14 @@
 // arithmetic is big.Float at the run's precision (the unit phase conditions
 // like ε², about 40 significant digits), so native and GOOS=js runs give the
 // same numbers bit for bit.
+//
+// Measured by cmd/measure on the 100 held-out networks of FamilyShape
+// (d ∈ {2, 3}, H ∈ {1, 2}, m ∈ {d, d+1}, K ∈ 2…5), paper mode: phase A
+// makes exactly 2·(the schedule's count) queries; the unit phase a median
+// 2.6× (max 4.3×) the ideal (K+1)(Hd+1) queries, its local solves a median
+// 1.17× (max 3×) the ideal K + 1 (the rest are two side queries and three
+// hyperplane probes per kink and four self-checks). At the default step
+// ε = 1e-6 every run succeeds from 120 bits (36 digits) up, held-out
+// outputs within 4e-21; below that C4 stops every run. A run at
+// (H, d, K) = (2, 3, 5) takes about 40 ms natively at 192 bits.
 package transformer

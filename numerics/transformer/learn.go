@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sort"
 
 	"headlab/numerics/recovery"
 )
@@ -256,7 +257,9 @@ type Result struct {
 	Pieces []Piece
 	Kinks  []Kink
 	Steps  []Step
-	// Conditions are C1…C4 as checked on this run.
+	// Conditions are C1…C4 as checked on this run, by name; a failed run
+	// lists the ones checked before it stopped, the failing one last
+	// checked.
 	Conditions []Condition
 	// Precision is the working precision in bits, Digits the same in
 	// decimal digits.
@@ -283,6 +286,7 @@ func Learn(o OracleFunc, opt Options) (Result, error) {
 	}
 	l := newLearner(o, opt)
 	err := l.run()
+	sort.SliceStable(l.res.Conditions, func(i, j int) bool { return l.res.Conditions[i].Name < l.res.Conditions[j].Name })
 	l.res.Queries = l.calls
 	l.res.MaxLength = l.longest
 	l.res.UnitQueries = l.calls - l.res.HeadQueries

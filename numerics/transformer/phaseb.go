@@ -271,6 +271,12 @@ func (l *learner) scanFrom(ta tpos, ia int, tb tpos, ib int, depth int, kinks *[
 	if l.samePiece(ia, ib) {
 		return nil // no unit toggles in between
 	}
+	if ta.inf == 0 && tb.inf == 0 && math.Abs(float(a.sub(tb.t, ta.t))) <= 1e-9*(1+math.Abs(ta.float())) {
+		// Different pieces with no room for a kink between them: local
+		// solves near single tokens disagree, which a unit whose
+		// hyperplane holds every single token does.
+		return l.fail(C2, "the pieces at t = %.9g and %.9g differ with no kink between them: a unit invisible on single tokens", ta.float(), tb.float())
+	}
 	if depth > 64 || *solves > 8*(MaxUnits+1) {
 		return l.fail(C3, "the line scan did not close after %d local solves (depth %d) between t = %.6g and %.6g", *solves, depth, ta.float(), tb.float())
 	}

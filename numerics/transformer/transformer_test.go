@@ -102,6 +102,40 @@ func TestHeldOut(t *testing.T) {
 	}
 }
 
+// TestEconomy learns held-out networks with phase A on the economy
+// schedule.
+func TestEconomy(t *testing.T) {
+	const seed0 = 9_250_000
+	runs := 16
+	if runtime.GOOS == "js" {
+		runs = 4
+	}
+	ok := 0
+	for i := 0; i < runs; i++ {
+		seed := uint64(seed0 + i)
+		n, err := Random(heldOutShape(i), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := NewOracle(n, testPrec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := DefaultOptions(len(n.Heads), n.Width())
+		opt.Seed, opt.Mode = seed, recovery.Economy
+		res, err := Learn(o.Query, opt)
+		if verdict(t, "economy seed "+itoa(seed), n, res, o, err, testPrec) == "" {
+			ok++
+			if res.HeadQueries < 2*recovery.EconomyQueries(len(n.Heads), n.Width()) {
+				t.Errorf("seed %d: %d head queries, fewer than 2·%d", seed, res.HeadQueries, recovery.EconomyQueries(len(n.Heads), n.Width()))
+			}
+		}
+	}
+	if ok < runs-1 {
+		t.Errorf("only %d of %d economy runs recovered the network", ok, runs)
+	}
+}
+
 // TestVariants learns held-out networks with a linear readout, a residual,
 // and both.
 func TestVariants(t *testing.T) {

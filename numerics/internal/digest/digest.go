@@ -6,9 +6,11 @@ package digest
 
 import (
 	"crypto/sha256"
+	"math/big"
 	"encoding/binary"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -29,6 +31,20 @@ type Digest struct {
 func (d *Digest) Add(xs ...float64) {
 	for _, x := range xs {
 		d.buf = binary.LittleEndian.AppendUint64(d.buf, math.Float64bits(x))
+		d.n++
+	}
+}
+
+// AddBig appends extended-precision values to the digest, every bit of
+// each (its exact hexadecimal form, with the precision).
+func (d *Digest) AddBig(xs ...*big.Float) {
+	for _, x := range xs {
+		if x == nil {
+			d.buf = append(d.buf, "nil;"...)
+		} else {
+			d.buf = x.Append(d.buf, 'p', 0)
+			d.buf = append(d.buf, fmt.Sprintf("/%d;", x.Prec())...)
+		}
 		d.n++
 	}
 }

@@ -126,7 +126,7 @@ func Hypot(p, q float64) float64 {
 		return 0
 	}
 	q = q / p
-	return p * math.Sqrt(1+q*q)
+	return p * math.Sqrt(1+float64(q*q))
 }
 
 // Log1pExp returns log(1 + e**x) without overflow: the softplus, used for

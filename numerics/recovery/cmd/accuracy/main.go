@@ -8,6 +8,12 @@
 //
 //	go run ./numerics/recovery/cmd/accuracy -H 1,2,3 -d 2,4,8 -seeds 50
 //
+// With -digits it measures instead, per H, d and mode, the smallest
+// precision (float64, then the -precisions in bits) at which every run
+// resolves with an error of at most -target in the working precision:
+//
+//	go run ./numerics/recovery/cmd/accuracy -digits -H 1,2,3,4,5,6,7,8,9,10,11,12 -d 1,2,4 -seeds 20 -j 2
+//
 // Layers come from attention.Random with seeds 1000000+s (held out from the
 // tests), the learner's bases from seed s.
 package main
@@ -37,6 +43,9 @@ func main() {
 	jobs := flag.Int("j", 1, "runs in parallel")
 	budget := flag.Duration("budget", 0, "stop a cell's remaining seeds after this long (0: no limit)")
 	extra := flag.Int("bound", 0, "if > 0, give the learner only the upper bound H0 = H + bound")
+	digits := flag.Bool("digits", false, "measure the smallest precision at which every run resolves (see digits.go)")
+	precs := flag.String("precisions", "0,128,192,256,384,512,768,1024", "with -digits: the precisions tried, in bits (0: float64)")
+	target := flag.Float64("target", 1e-12, "with -digits: the largest relative error that counts as resolved")
 	flag.Parse()
 	H, err := ints(*hs)
 	if err != nil {
@@ -56,6 +65,14 @@ func main() {
 		default:
 			fail(fmt.Errorf("unknown mode %q", m))
 		}
+	}
+	if *digits {
+		P, err := ints(*precs)
+		if err != nil {
+			fail(err)
+		}
+		digitsTable(H, D, M, P, *seeds, *jobs, *target)
+		return
 	}
 	fmt.Printf("Recovery accuracy in float64, %d random layers per cell, oracle noise ε = %g", *seeds, *noise)
 	head := "| H | d | mode | median err | p90 err | unresolved | wrong, unflagged | queries | paper | economy | info bound | ms/run |"

@@ -54,6 +54,7 @@ func main() {
 	// Queries at the default precision.
 	var headRatio, unitRatio, solveRatio []float64
 	var headQ, unitQ []int
+	parts := map[transformer.StepKind][]int{}
 	ok, failed := 0, map[string]int{}
 	for i := 0; i < *runs; i++ {
 		r := run(i, *seed, m, transformer.DefaultPrecision, *step)
@@ -67,12 +68,22 @@ func main() {
 		headRatio = append(headRatio, float64(r.res.HeadQueries)/float64(2*r.schedule))
 		unitRatio = append(unitRatio, float64(r.res.UnitQueries)/float64(r.ideal))
 		solveRatio = append(solveRatio, float64(len(r.res.Pieces))/float64(r.sh.Units+1))
+		calls := map[transformer.StepKind]int{}
+		for _, s := range r.res.Steps {
+			calls[s.Kind] += s.Calls
+		}
+		for _, k := range []transformer.StepKind{transformer.Probe, transformer.Side, transformer.HyperplaneProbe, transformer.SelfCheck} {
+			parts[k] = append(parts[k], calls[k])
+		}
 	}
 	fmt.Fprintf(w, "%d networks of the family from seed %d, %s mode, %d bits: %d recovered, errors %v\n",
 		*runs, *seed, m, transformer.DefaultPrecision, ok, failed)
 	fmt.Fprintf(w, "  head queries          median %d, max %d; ÷ 2·schedule: median %.3f, max %.3f\n", median(headQ), slices.Max(headQ), medianF(headRatio), slices.Max(headRatio))
 	fmt.Fprintf(w, "  unit queries          median %d, max %d; ÷ ideal (K+1)(Hd+1): median %.2f, max %.2f\n", median(unitQ), slices.Max(unitQ), medianF(unitRatio), slices.Max(unitRatio))
 	fmt.Fprintf(w, "  local solves ÷ (K+1)  median %.2f, max %.2f\n", medianF(solveRatio), slices.Max(solveRatio))
+	for _, k := range []transformer.StepKind{transformer.Probe, transformer.Side, transformer.HyperplaneProbe, transformer.SelfCheck} {
+		fmt.Fprintf(w, "  unit queries in %-17s median %d, max %d\n", k.String()+"s", median(parts[k]), slices.Max(parts[k]))
+	}
 
 	// Time per run at (H, d, K) = (2, 3, 5), m = 3 and 4.
 	for _, dim := range []int{3, 4} {
