@@ -102,7 +102,10 @@ func makePreview(t *testing.T, scene, theme, path string) {
 		t.Fatalf("the canvas %v does not hold a %dx%d preview in the window", box, previewWidth, previewHeight)
 	}
 	quality := int64(82)
-	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+	// A fresh deadline for the capture: the load and a run came first.
+	shotCtx, shotCancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer shotCancel()
+	res, err := chromedp.Call(shotCtx, page.CaptureScreenshot, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatWebp, Quality: &quality, Clip: &clip,
 	})
 	if err != nil {
