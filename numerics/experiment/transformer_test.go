@@ -66,3 +66,22 @@ func TestTransformerCancels(t *testing.T) {
 		t.Fatalf("got %v, want ErrCancelled", err)
 	}
 }
+
+// BenchmarkLearnTransformer measures one whole transformer run (Learn,
+// then the held-out agreement and the equivalence check) at the README's
+// size and at the page's limits.
+func BenchmarkLearnTransformer(b *testing.B) {
+	for _, set := range []Transformer{
+		{H: 2, D: 3, M: 3, K: 5, Seed: 1},
+		{H: 2, D: 4, M: 6, K: 8, Seed: 1},
+		{H: 3, D: 4, M: 6, K: 8, Seed: 1},
+	} {
+		b.Run(set.Key(), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := LearnTransformer(Context{}, set); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

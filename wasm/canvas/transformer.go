@@ -151,7 +151,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	if narrow {
 		left = 46 * u
 	}
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 2*recHeight(&r.text) - 8*u}
+	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 4*recHeight(&r.text) - 8*u}
 	if side == 0 {
 		plot.H -= 4 * recHeight(&r.text)
 	}
@@ -160,7 +160,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	if side > 0 {
 		r.drawUnitList(screen, sc, scene.Rect{X: plot.X + plot.W + 16*u, Y: y, W: side, H: plot.H}, th)
 	} else {
-		r.drawUnitList(screen, sc, scene.Rect{X: x, Y: plot.Y + plot.H + 2*recHeight(&r.text) + 8*u, W: w, H: 4 * recHeight(&r.text)}, th)
+		r.drawUnitList(screen, sc, scene.Rect{X: x, Y: plot.Y + plot.H + 4*recHeight(&r.text) + 8*u, W: w, H: 4 * recHeight(&r.text)}, th)
 	}
 }
 
@@ -329,8 +329,8 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		r.under.put(clip, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-recHeight(&r.text)-24*u, th.Query)
 	}
 	r.clipTo(plot)
-	legend := "◆ local solve (Hd+1 two-token queries)  ● side / hyperplane query  ┆ kink, coloured by its unit"
-	r.lab.put(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+recHeight(&r.text), muted)
+	legend := "diamonds: local solves (Hd+1 two-token queries) · dots: side and hyperplane queries · dashed: kinks, coloured by unit"
+	r.paragraph(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+2*recHeight(&r.text), plot.W, muted)
 	if r.hoverMark >= 0 && r.hoverMark < len(r.marks) {
 		m := r.marks[r.hoverMark]
 		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, tFmt(m.T))

@@ -39,9 +39,10 @@ func (a LineAxes) Y(f float64) float64 {
 	return a.Plot.Y + a.Plot.H*(a.Y1-f)/(a.Y1-a.Y0)
 }
 
-// TTicks are the t the axis labels: both infinities, 0 and a few between.
+// TTicks are the t the axis labels: both infinities, 0 and a few between
+// (±10 would crowd the infinities).
 func (a LineAxes) TTicks() []float64 {
-	return []float64{math.Inf(-1), -10, -3, -1, -0.3, 0, 0.3, 1, 3, 10, math.Inf(1)}
+	return []float64{math.Inf(-1), -3, -1, -0.3, 0, 0.3, 1, 3, math.Inf(1)}
 }
 
 // YTicks returns about n round values of F in the plot's range.

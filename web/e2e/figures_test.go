@@ -27,6 +27,9 @@ func figureLinks() []string {
 	if slices.Contains(link.Scenes, "recovery") {
 		links = append(links, "#v=1&scene=recovery&H=2&d=2&seed=8&step=5", "#v=1&scene=recovery&H=2&d=3&seed=1&view=modes")
 	}
+	if slices.Contains(link.Scenes, "transformer") {
+		links = append(links, "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=116", "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&view=result")
+	}
 	return links
 }
 

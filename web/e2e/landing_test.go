@@ -28,7 +28,12 @@ const (
 	previewHeight = 420
 )
 
-var previewScenes = []string{"attention", "atoms", "recovery"}
+var previewScenes = []string{"attention", "atoms", "recovery", "transformer"}
+
+// previewLinks are the keys a scene's preview (and its card's link) adds
+// to its default: the Transformer's card opens the run of its tour, whose
+// phase B the preview shows.
+var previewLinks = map[string]string{"transformer": "&H=2&d=3&m=3&K=5&step=116"}
 
 // TestPreviews checks the landing's preview images: one per scene and
 // theme, decodable WebP of the size the page lays out. With
@@ -83,7 +88,10 @@ func makePreview(t *testing.T, scene, theme, path string) {
 	}); err != nil {
 		t.Fatalf("sizing the window: %v", err)
 	}
-	tb.load(h.base + "#v=1&scene=" + scene + "&theme=" + theme)
+	tb.load(h.base + "#v=1&scene=" + scene + previewLinks[scene] + "&theme=" + theme)
+	if scene == "transformer" {
+		transformerWait(tb, "the preview's run")
+	}
 	tb.frames(20)
 	eval[bool](tb, `(document.getElementById("canvas").scrollIntoView(), true)`)
 	tb.frames(2)
@@ -95,7 +103,10 @@ func makePreview(t *testing.T, scene, theme, path string) {
 		t.Fatalf("the canvas %v does not hold a %dx%d preview in the window", box, previewWidth, previewHeight)
 	}
 	quality := int64(82)
-	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+	// A fresh deadline for the capture: the load and a run came first.
+	shotCtx, shotCancel := context.WithTimeout(tb.ctx, stepTimeout)
+	defer shotCancel()
+	res, err := chromedp.Call(shotCtx, page.CaptureScreenshot, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatWebp, Quality: &quality, Clip: &clip,
 	})
 	if err != nil {
@@ -187,11 +198,11 @@ func TestLanding(t *testing.T) {
 	if !s.Landing || s.Workspace || s.Hash != "" {
 		t.Fatalf("a page opened without a link: chooser shown %v, canvas shown %v, hash %q", s.Landing, s.Workspace, s.Hash)
 	}
-	if strings.Join(s.Cards, "|") != "Attention|Atom explosion|Recovery" {
+	if strings.Join(s.Cards, "|") != "Attention|Atom explosion|Recovery|Transformer" {
 		t.Errorf("cards %q", s.Cards)
 	}
-	if len(s.Previews) != 3 {
-		t.Errorf("%d previews shown, want 3 (one per card, in the page's theme)", len(s.Previews))
+	if len(s.Previews) != len(previewScenes) {
+		t.Errorf("%d previews shown, want %d (one per card, in the page's theme)", len(s.Previews), len(previewScenes))
 	}
 	for i, w := range s.Previews {
 		if w <= 0 {
@@ -357,7 +368,7 @@ func TestLandingWithoutCanvas(t *testing.T) {
 	}
 	tb.waitFor("the notice that the canvas could not start", `window.headlab.errors.some((e) => e.includes("canvas"))`)
 	s := tb.landing()
-	if !s.Landing || s.Workspace || len(s.Cards) != 3 {
+	if !s.Landing || s.Workspace || len(s.Cards) != len(previewScenes) {
 		t.Errorf("without the canvas: chooser shown %v, canvas shown %v, cards %q", s.Landing, s.Workspace, s.Cards)
 	}
 	if shown := eval[[]string](tb, `[...document.querySelectorAll(".intro")].filter((e) => e.getClientRects().length > 0).map((e) => e.id)`); len(shown) > 0 {

@@ -36,6 +36,8 @@ var lectureScenes = []lectureScene{
 		[]string{"intro", "controls", "outputs", "notices", "export"}},
 	{"recovery", "#v=1&scene=recovery&H=2&d=2&seed=8&step=9", "#v=1&scene=recovery&H=2&d=2&seed=8&step=10",
 		[]string{"intro", "controls", "outputs", "notices", "export"}},
+	{"transformer", "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=80", "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=81",
+		[]string{"intro", "controls", "outputs", "notices", "export"}},
 }
 
 // lectureLib is JavaScript shared by the checks below, as the object lk.

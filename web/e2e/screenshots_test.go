@@ -6,6 +6,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -21,6 +22,7 @@ var shots = []struct{ name, link string }{
 	{"attention", "#v=1&scene=attention&H=3&d=2&seed=1"},
 	{"atoms", "#v=1&scene=atoms&d=3&seed=1"},
 	{"recovery", "#v=1&scene=recovery&H=2&d=2&seed=8&step=9"},
+	{"transformer", "#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=116"},
 }
 
 // TestScreenshots opens every scene in the light and the dark theme at a
@@ -68,6 +70,9 @@ func TestScreenshots(t *testing.T) {
 					if sh.link == "" {
 						tb.waitFor("the previews", `[...document.querySelectorAll("#landing img.preview")].filter((e) => e.getClientRects().length > 0).every((e) => e.complete && e.naturalWidth > 0)`)
 					}
+					if strings.Contains(sh.link, "scene=transformer") {
+						transformerWait(tb, "the screenshot's run")
+					}
 					tb.frames(10)
 					tb.noProblems("loading " + name)
 					if over := eval[float64](tb, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
@@ -76,7 +81,10 @@ func TestScreenshots(t *testing.T) {
 					if over := tb.overflowing(); len(over) > 0 {
 						t.Errorf("%d element(s) stick out of the %d px window:%s", len(over), sz.width, joinLines(over))
 					}
-					res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{})
+					// A fresh deadline for the capture: the load (and a run) came first.
+					shotCtx, shotCancel := context.WithTimeout(tb.ctx, stepTimeout)
+					defer shotCancel()
+					res, err := chromedp.Call(shotCtx, page.CaptureScreenshot, page.CaptureScreenshotParams{})
 					if err != nil {
 						t.Fatalf("screenshot: %v", err)
 					}

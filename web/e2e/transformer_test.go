@@ -159,6 +159,17 @@ func TestTransformer(t *testing.T) {
 	}
 	shoot(tb, "transformer-result")
 
+	// The run at the page's limits, timed in the worker (logged, not
+	// asserted: the machine may be busy).
+	for _, lim := range []string{"#v=1&scene=transformer&H=2&d=4&m=6&K=8&seed=1", "#v=1&scene=transformer&H=3&d=4&m=6&K=8&seed=1"} {
+		f := transformerOpen(tb, lim)
+		outcome := "recovered"
+		if f.Failed != nil {
+			outcome = "condition " + f.Failed.Condition
+		}
+		t.Logf("%s: %.0f ms in the compute worker, %d steps, %s", lim, f.LearnMs, f.Steps, outcome)
+	}
+
 	// A set-up beyond the limits is clamped with a notice naming it.
 	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString("#v=1&scene=transformer&H=2&d=3&m=3&K=12&seed=1")))
 	tb.waitFor("a notice naming K", `headlab.errors.some((e) => String(e).includes("K up to 8") || String(e).includes("maximum 8"))`)

@@ -14,11 +14,11 @@
   ];
   // Working precisions offered, in bits; 0 is the scene's default (192).
   const PRECS = [
-    ["0", "192 bits (default, ≈ 58 digits)"],
-    ["96", "96 bits (≈ 29 digits: too few)"],
-    ["128", "128 bits (≈ 38 digits)"],
-    ["256", "256 bits (≈ 77 digits)"],
-    ["512", "512 bits (≈ 154 digits)"],
+    ["0", "192 (default)"],
+    ["96", "96 (too few)"],
+    ["128", "128"],
+    ["256", "256"],
+    ["512", "512"],
   ];
   const PLAY_MS = 300;
 
@@ -78,7 +78,7 @@
     const newSeed = el("button", { type: "button", text: "New seed", id: "tf-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     els.mode = el("select", { id: "tf-mode", name: "mode" });
-    els.mode.append(new Option("paper (the seed's schedule)", "paper"), new Option("economy (value fingerprints)", "economy"));
+    els.mode.append(new Option("paper", "paper"), new Option("economy", "economy"));
     els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
     els.resid = el("input", { type: "checkbox", id: "tf-resid" });
     els.resid.addEventListener("change", () => api.set("resid", els.resid.checked ? "1" : "0"));
@@ -90,9 +90,9 @@
     const setup = el("fieldset", null, el("legend", { text: "Set-up" }),
       H.lab, d.lab, m.lab, K.lab, seed.lab, newSeed,
       el("label", null, "Phase A schedule ", els.mode),
-      el("label", null, els.resid, " residual ", v("y"), " + ", v("x", "N"), " (needs ", v("m"), " = ", v("d"), ")"),
+      el("label", null, els.resid, " residual ", v("y"), " + ", v("x", "N"), " (", v("m"), " = ", v("d"), ")"),
       el("label", null, els.readout, " linear readout + ", v("w"), "ᵀ", v("y")),
-      el("label", null, "Precision ", els.prec));
+      el("label", null, "Precision, bits ", els.prec));
 
     const form = el("form", { class: "controls hideable-controls", autocomplete: "off" }, stepper, setup);
     form.addEventListener("submit", (e) => e.preventDefault());
