@@ -56,6 +56,8 @@ apt_install() { # apt_install PACKAGE...: install Debian packages, once
 
 need_node() { command -v node >/dev/null 2>&1 || apt_install nodejs; }
 
+need_qemu() { command -v qemu-aarch64 >/dev/null 2>&1 || apt_install qemu-user; }
+
 need_chromium() {
   if [ -z "${HEADLAB_CHROME:-}" ]; then
     command -v chromium >/dev/null 2>&1 || apt_install chromium fonts-liberation
@@ -96,6 +98,7 @@ serve() {
 test_all() {
   need_go
   need_node
+  need_qemu
   need_chromium
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
@@ -109,6 +112,12 @@ test_all() {
   "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
   say "numerics, link and scene tests under GOOS=js GOARCH=wasm (node $(node --version))"
   GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/...
+  # The golden digests hold every package's numbers bit for bit; they must
+  # not change where the compiler may fuse a*b+c into one FMA (numerics/MATH.md §4).
+  say "golden digests with GOAMD64=v3 (FMA available to the compiler)"
+  GOAMD64=v3 "$GO" test -count=1 -run Golden ./numerics/...
+  say "golden digests on arm64 (qemu-aarch64), where Go fuses by default"
+  GOARCH=arm64 "$GO" test -count=1 -run Golden -exec qemu-aarch64 ./numerics/...
   say "browser tests (headless $("$HEADLAB_CHROME" --version 2>/dev/null | head -n1))"
   HEADLAB_SITE="$SITE" "$GO" test -count=1 -v -run . ./web/e2e/ 2>&1 | tee "$OUT/e2e.log" | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test\.go)' || true
   grep -q '^ok' "$OUT/e2e.log" || die "browser tests failed (full log: $OUT/e2e.log)"
