@@ -6,7 +6,7 @@
 // The learner sends n copies of a token a followed by a query token z, for
 // n = 0…2H. The answers are a rational function of n whose poles −ρ_h and
 // residues reveal one linear measurement of every W_h and v_h (MATH.md
-// §3.1). Learn follows the seed's schedule of 4Hd²−2H+1 queries (Paper) or
+// §3.1). Learn follows the paper's schedule of 4Hd²−2H+1 queries (Paper) or
 // a cheaper one that labels heads by their value fingerprints (Economy,
 // §3.4), fits every rational function with package rational, matches poles
 // to heads, and finishes with a global weighted least-squares fit of all

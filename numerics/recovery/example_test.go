@@ -7,7 +7,7 @@ import (
 	"headlab/numerics/recovery"
 )
 
-// Learn recovers a random two-head layer of width 3 from the seed's
+// Learn recovers a random two-head layer of width 3 from the paper's
 // 4Hd²−2H+1 = 69 value queries.
 func ExampleLearn() {
 	layer := attention.Random(2, 3, 7)

@@ -18,7 +18,7 @@ const (
 type Mode int
 
 const (
-	// Paper is the seed's schedule (MATH.md §3.3): d² measurement RFs and
+	// Paper is the paper's schedule (MATH.md §3.3): d² measurement RFs and
 	// d²−1 link RFs, exactly 4Hd²−2H+1 queries of length at most 2H+1.
 	Paper Mode = iota
 	// Economy labels heads by their value fingerprints instead of links
@@ -137,7 +137,7 @@ func (o Options) epsilon() float64 {
 	return 1e-16
 }
 
-// PaperQueries returns the seed's query count 4Hd² − 2H + 1 for H heads
+// PaperQueries returns the paper's query count 4Hd² − 2H + 1 for H heads
 // (or the bound H0) of width d.
 func PaperQueries(H, d int) int { return 4*H*d*d - 2*H + 1 }
 

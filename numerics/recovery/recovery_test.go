@@ -87,7 +87,7 @@ func TestModelMatchesLayer(t *testing.T) {
 	}
 }
 
-// Paper mode makes exactly the seed's count of queries; economy mode its
+// Paper mode makes exactly the paper's count of queries; economy mode its
 // own count plus 2H for every link it falls back to; none is longer than
 // 2H+1.
 func TestQueryCounts(t *testing.T) {
@@ -222,7 +222,7 @@ func TestLearnCanonicalises(t *testing.T) {
 	}
 }
 
-// With only an upper bound H0 = H+2 the learner finds H, using the seed's
+// With only an upper bound H0 = H+2 the learner finds H, using the paper's
 // count for H0.
 func TestLearnUpperBound(t *testing.T) {
 	for H := 1; H <= 3; H++ {

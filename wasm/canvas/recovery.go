@@ -309,7 +309,7 @@ func boolInt(b bool) int {
 
 func boolF(b bool) float64 { return float64(boolInt(b)) }
 
-// drawCounter draws the running count of queries against the seed's
+// drawCounter draws the running count of queries against the paper's
 // 4Hd²−2H+1, economy mode's count and the information bound H(d²+d), with
 // the longest query against 2H+1, and returns the y below it.
 func (r *recoveryRenderer) drawCounter(screen *ebiten.Image, sc *scene.Recovery, x, y, w float64, th scene.Theme) float64 {

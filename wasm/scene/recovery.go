@@ -160,7 +160,7 @@ func ProgressText(p recovery.Progress) string {
 // Heads is the number of heads the learner is told: H, or the bound H0.
 func (r *Recovery) Heads() int { return r.Options.Heads }
 
-// Bound is the seed's query count 4Hd² − 2H + 1 (with H0 when given).
+// Bound is the paper's query count 4Hd² − 2H + 1 (with H0 when given).
 func (r *Recovery) Bound() int { return recovery.PaperQueries(r.Heads(), r.State.D) }
 
 // Information is the information bound H(d² + d) of the canonical layer.
@@ -468,7 +468,7 @@ func finiteOrNil1(v float64) any {
 }
 
 // ModesFacts returns the query counts over d = 1…16 for H heads: the
-// seed's (paper), economy mode's when every fingerprint separates, and the
+// paper's (paper), economy mode's when every fingerprint separates, and the
 // information bound.
 func ModesFacts(H, d int) map[string]any {
 	var ds, paper, econ, info []int

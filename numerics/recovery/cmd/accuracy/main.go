@@ -3,7 +3,7 @@
 // table: for every H, d and mode, the median and 90th percentile relative
 // error of the canonical parameters over the resolved runs, the fraction of
 // runs flagged unresolvable, the runs that returned a wrong layer without a
-// flag (there should be none), and the queries used against the seed's
+// flag (there should be none), and the queries used against the paper's
 // count, economy's count and the information bound (MATH.md §3.3–3.4, §4).
 //
 //	go run ./numerics/recovery/cmd/accuracy -H 1,2,3 -d 2,4,8 -seeds 50
