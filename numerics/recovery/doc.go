@@ -13,6 +13,17 @@
 // (W_h, v_h) to every raw answer, whose residual is the run's self-check
 // (§4). A run the float64 numbers cannot resolve ends in an error naming the
 // rational function and the queries at fault, never in a silently wrong
-// layer. Start makes the same run a slice at a time (Run), with its
-// progress, for a caller that must keep drawing while it computes.
+// layer; every result, the empty layer too, is checked against every
+// answer it was learned from. Start makes the same run a slice at a time
+// (Run), with its progress, for a caller that must keep drawing while it
+// computes.
+//
+// Float64 stops near H = 5 (the RFs condition like Cauchy matrices, §4).
+// LearnBig (and StartBig) make the same run in extended precision
+// (Options.Precision bits of math/big, up to MaxHeadsExtended heads): the
+// same schedule, trace and checks, with the plain pipeline of §3.3 at the
+// working precision (linear RF fits, labels by assignment, P_h and r_h read
+// off the measurements, no global fit), the oracle evaluated at that
+// precision too (BigLayerOracle). NeededPrecision says which precision a
+// size needs, from the measurement of cmd/accuracy -digits (ACCURACY.md).
 package recovery

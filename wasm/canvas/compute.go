@@ -16,6 +16,18 @@ import (
 type computer struct {
 	client  js.Value           // window.headlabCompute, or undefined
 	running map[string]float64 // the job of each key the worker is running
+	paced   bool               // the worker was told a drag is under way
+}
+
+// paceLocked tells the worker when a press or drag starts and ends: while
+// the user drags, the worker computes half the time, leaving a machine
+// with few cores to the drawing (BenchmarkRecoveryFrameGap).
+func (a *app) paceLocked(dragging bool) {
+	if dragging == a.comp.paced || a.comp.client.Type() != js.TypeObject {
+		return
+	}
+	a.comp.paced = dragging
+	a.comp.client.Call("pace", dragging)
 }
 
 func (a *app) startComputer() {

@@ -17,7 +17,9 @@ const hitRadius = 14
 func (a *app) Update() error {
 	a.mu.Lock()
 	if a.gfx.dsf > 0 {
-		if next := a.render.pointer(a, a.pointer()); next != nil {
+		p := a.pointer()
+		a.paceLocked(p.pressed)
+		if next := a.render.pointer(a, p); next != nil {
 			a.scene = next
 			a.changedLocked()
 		}

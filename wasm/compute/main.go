@@ -10,6 +10,7 @@
 //
 //	{op: "run", id, job, fault}   job: an experiment.Job as JSON
 //	{op: "cancel", id}
+//	{op: "pace", on}              on: a drag is under way in the canvas
 //
 // and the worker answers, for each job, any number of
 //
@@ -23,7 +24,8 @@
 //
 // Jobs run one at a time, in the order sent; a cancel of a queued job
 // drops it, of the running one stops it at its next pause (every
-// sliceTime). A new kind of experiment is a new experiment.Kind and a
+// sliceTime). While paced, the worker rests a slice after each slice of
+// work, leaving half its core to the drawing. A new kind of experiment is a new experiment.Kind and a
 // field of experiment.Job; nothing here changes. fault is a test hook
 // ("panic": the job panics outside any recover, so the program dies, as a
 // bug would kill it); the page sets it only for tests (see compute.js).
@@ -56,6 +58,7 @@ type worker struct {
 	mu        sync.Mutex
 	queue     []task
 	cancelled map[float64]bool
+	paced     bool
 	wake      chan struct{}
 	resume    chan struct{}
 }
@@ -100,6 +103,10 @@ func (w *worker) receive(m js.Value) {
 		case w.wake <- struct{}{}:
 		default:
 		}
+	case "pace":
+		w.mu.Lock()
+		w.paced = m.Get("on").Truthy()
+		w.mu.Unlock()
 	case "cancel":
 		w.mu.Lock()
 		defer w.mu.Unlock()
@@ -162,7 +169,14 @@ func (w *worker) run(t task) {
 				post(map[string]any{"op": "progress", "id": t.id, "fraction": p.Fraction}, b)
 			}
 		}
-		w.yield()
+		w.mu.Lock()
+		paced := w.paced
+		w.mu.Unlock()
+		if paced {
+			time.Sleep(sliceTime) // lets the event loop run too
+		} else {
+			w.yield()
+		}
 		return !w.isCancelled(t.id)
 	}}
 	res, err := experiment.Run(ctx, t.job)

@@ -302,7 +302,7 @@ func (j *atomsJob) Step() bool {
 func (j *atomsJob) Progress() float64 {
 	t := j.a.lab.t
 	tm := 1.0
-	if j.timing {
+	if _, done, _ := t.lookup(timingKey(j.a.D)); j.timing && !done {
 		tm = 0
 		if p, ok := t.progressOf(timingKey(j.a.D)); ok {
 			tm = p.Fraction
@@ -312,7 +312,7 @@ func (j *atomsJob) Progress() float64 {
 		return tm
 	}
 	fp := 1.0
-	if j.fit {
+	if _, done, _ := t.lookup(fitKey(j.a.State)); j.fit && !done {
 		fp = 0
 		if p, ok := t.progressOf(fitKey(j.a.State)); ok {
 			fp = p.Fraction

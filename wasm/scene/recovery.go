@@ -144,6 +144,12 @@ func (r *Recovery) RunProgress() recovery.Progress {
 	if p, ok := r.lab.t.progressOf(learnKey(r.State)); ok && p.Recovery != nil {
 		return *p.Recovery
 	}
+	if run, ok := r.lab.run(r.State); ok {
+		// Arrived, and taken by the Job at the next frame: done, so that
+		// the progress shown never goes back.
+		return recovery.Progress{Queries: run.Result.Queries, Planned: max(r.Steps(), run.Result.Queries), Width: r.State.D,
+			Final: run.Err == nil, Fraction: 1}
+	}
 	return recovery.Progress{Planned: r.Steps(), Width: r.State.D}
 }
 

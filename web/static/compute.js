@@ -8,6 +8,7 @@
 //
 //	start(key, job)   job: an experiment.Job as JSON; returns the job's id
 //	cancel(id)        stop a job (answered by {op: "cancelled"})
+//	pace(on)          a drag is under way: the worker computes half the time
 //	log               the last jobs: {id, key, kind, op, ms}, newest last
 //	restarts          workers started after one died
 //
@@ -19,6 +20,7 @@
   const MAX_LOG = 64;
   let worker = null;
   let nextId = 1;
+  let paced = false;
   const jobs = new Map(); // id → {key, kind, entry}
   const host = () => (window.parent && window.parent.headlabHost) || null;
 
@@ -71,6 +73,7 @@
       if (worker === w) died(e.message || "an error in the worker");
     };
     worker = w;
+    if (paced) w.postMessage({ op: "pace", on: true });
     return w;
   }
 
@@ -99,6 +102,10 @@
     },
     cancel(id) {
       if (worker && jobs.has(id)) worker.postMessage({ op: "cancel", id });
+    },
+    pace(on) {
+      paced = !!on;
+      if (worker) worker.postMessage({ op: "pace", on: paced });
     },
     running: () => jobs.size,
   };
