@@ -131,6 +131,33 @@ func (a *app) linkString() string {
 	return a.scene.Link().Link()
 }
 
+// fieldsJSON returns the link schema with the ranges that hold in the
+// current state, from which the page sets its controls' limits.
+func (a *app) fieldsJSON() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return mustJSON(a.scene.Link().Fields())
+}
+
+// linkWith returns the current link with the keys of the JSON object
+// pairs set in schema order, through the same setter as every control,
+// leaving the page's state as it is (the class link in the help dialog).
+func (a *app) linkWith(pairs string) string {
+	a.mu.Lock()
+	s := a.scene.Link()
+	a.mu.Unlock()
+	var kv map[string]string
+	if err := json.Unmarshal([]byte(pairs), &kv); err != nil {
+		return s.Link()
+	}
+	for _, f := range link.Schema() {
+		if v, ok := kv[f.Key]; ok {
+			s, _ = s.With(f.Key, v)
+		}
+	}
+	return s.Link()
+}
+
 func mustJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -21,7 +21,8 @@ import (
 //	link()           the share link, "#v=1&…"
 //	facts()          the numbers the view shows, as JSON
 //	describe()       a sentence for the canvas's text alternative
-//	fields()         the link schema as JSON, for building controls
+//	fields()         the link schema as JSON, with the ranges that hold in the current state
+//	linkWith(json)   the current link with some keys set ({"hide": "intro"}), the state unchanged
 //	point(i)         token i's position on the canvas in CSS pixels, as JSON
 //	fps()            ebiten's ActualFPS
 //	ready            true once the current state has been drawn
@@ -57,7 +58,8 @@ func (a *app) exportBridge() {
 		defer a.mu.Unlock()
 		return a.scene.Describe()
 	}))
-	obj.Set("fields", fn(func([]js.Value) any { return mustJSON(link.Fields()) }))
+	obj.Set("fields", fn(func([]js.Value) any { return a.fieldsJSON() }))
+	obj.Set("linkWith", fn(func(args []js.Value) any { return a.linkWith(str(args, 0)) }))
 	obj.Set("point", fn(func(args []js.Value) any {
 		// Token i's position in CSS pixels from the canvas's top-left corner.
 		a.mu.Lock()

@@ -26,6 +26,7 @@
 
   let canvas = null; // the iframe's window.headlabCanvas once loaded
   let state = null; // the last state read from the canvas
+  let fields = null; // the link schema by key, with the ranges that hold in state
   let builtFor = ""; // sizes the tables were built for
   let syncQueued = false;
   let landing = false; // the chooser of scenes is shown instead of a scene
@@ -102,6 +103,9 @@
     if (!canvas) return;
     lastSync = performance.now();
     state = JSON.parse(canvas.state());
+    fields = Object.fromEntries(JSON.parse(canvas.fields()).map((f) => [f.key, f]));
+    applyLimits();
+    buildClassPanels();
     const link = canvas.link();
     if (!landing && location.hash !== link) history.replaceState(null, "", link);
     for (const el of document.querySelectorAll("[data-scene]")) el.hidden = landing || el.dataset.scene !== state.scene;
@@ -119,8 +123,20 @@
     applyTheme();
     document.body.classList.toggle("present", !landing && !!state.present);
     $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
-    for (const p of PANELS) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
+    for (const p of fields.hide.allowed) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
     document.body.classList.add("synced"); // the panels show (style.css)
+  }
+
+  // applyLimits gives every number field named for a link key the range
+  // the schema allows in the current state: the limits live in web/link
+  // alone, and the page reads them from there.
+  function applyLimits() {
+    for (const input of document.querySelectorAll("input[type=number][name]")) {
+      const f = fields[input.name];
+      if (!f || (f.kind !== "int" && f.kind !== "float")) continue;
+      input.min = String(f.min);
+      input.max = String(f.max);
+    }
   }
 
   function set(key, value) {
@@ -190,8 +206,8 @@
     }
     heat.value = String(state.heat);
     $("token-count").textContent = String(state.N);
-    $("add-token").disabled = state.N >= 64;
-    $("remove-token").disabled = state.N <= 2;
+    $("add-token").disabled = state.N >= fields.N.max;
+    $("remove-token").disabled = state.N <= fields.N.min;
   }
 
   function bindControls() {
@@ -552,7 +568,6 @@
   }
 
   // ---- lecture use: keyboard, presentation mode, text size, class links ----
-  const PANELS = ["intro", "controls", "outputs", "tables", "notices", "export"];
   const SHORTCUTS = [
     ["← →", "previous / next step (recovery, transformer), or of the tour"],
     ["Space", "play / pause (recovery)"],
@@ -652,17 +667,6 @@
       dd.textContent = what;
       dl.append(dt, dd);
     }
-    const box = $("class-panels");
-    for (const p of PANELS) {
-      const label = document.createElement("label");
-      const cb = document.createElement("input");
-      cb.type = "checkbox";
-      cb.checked = true;
-      cb.dataset.panel = p;
-      cb.addEventListener("change", updateClassLink);
-      label.append(cb, " " + p);
-      box.append(label);
-    }
     $("class-present").addEventListener("change", updateClassLink);
     $("class-copy").addEventListener("click", () => {
       const url = $("class-url").value;
@@ -679,14 +683,29 @@
     });
   }
 
+  // buildClassPanels lists the panels a class link can hide, as the link
+  // schema names them (once the canvas, which holds the schema, is there).
+  function buildClassPanels() {
+    const box = $("class-panels");
+    if (box.children.length) return;
+    for (const p of fields.hide.allowed) {
+      const label = document.createElement("label");
+      const cb = document.createElement("input");
+      cb.type = "checkbox";
+      cb.checked = true;
+      cb.dataset.panel = p;
+      cb.addEventListener("change", updateClassLink);
+      label.append(cb, " " + p);
+      box.append(label);
+    }
+  }
+
   // updateClassLink writes the link for students: this view, with the
   // unticked panels hidden and presentation mode if asked.
   function updateClassLink() {
     if (!canvas) return;
     const hidden = [...$("class-panels").querySelectorAll("input")].filter((c) => !c.checked).map((c) => c.dataset.panel);
-    let link = canvas.link().replace(/&(hide|present)=[^&]*/g, "");
-    if (hidden.length) link += "&hide=" + hidden.join(",");
-    if ($("class-present").checked) link += "&present=1";
+    const link = canvas.linkWith(JSON.stringify({ hide: hidden.join(","), present: $("class-present").checked ? "1" : "0" }));
     $("class-url").value = location.href.split("#")[0] + link;
   }
 
@@ -718,8 +737,9 @@
   // numberField builds a labelled integer field for the link key key, with
   // the id prefix+key: the label's text, the variable named variable (if
   // any), the field. A change sets the key.
-  function numberField(prefix, label, key, min, max, variable) {
-    const input = el("input", { type: "number", min: String(min), max: String(max), step: "1", id: prefix + key, name: key });
+  // Its min and max come from the link schema on every sync (applyLimits).
+  function numberField(prefix, label, key, variable) {
+    const input = el("input", { type: "number", step: "1", id: prefix + key, name: key });
     input.addEventListener("change", () => set(key, input.value));
     const lab = el("label", null, label, " ");
     if (variable) lab.append(v(variable), " ");
@@ -732,6 +752,7 @@
     el,
     v,
     numberField,
+    field: (key) => fields[key],
     set,
     state: () => state,
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),

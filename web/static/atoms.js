@@ -7,7 +7,6 @@
 "use strict";
 (function () {
   const scenes = (window.headlabScenes = window.headlabScenes || {});
-  const MAX_D = 60; // the scene's widest d (the curve goes on from counts)
   const Q_RANGE = 6;
   const COMPACT_FROM = 13; // from this d the sliders are a compact scrolled list
 
@@ -21,19 +20,19 @@
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
 
-  const numberField = (label, key, min, max, variable) => api.numberField("atoms-", label, key, min, max, variable);
+  const numberField = (label, key, variable) => api.numberField("atoms-", label, key, variable);
 
   function build(panel, a) {
     api = a;
     els = {};
 
     // Width and seed.
-    const d = numberField("Width", "d", 1, MAX_D, "d");
+    const d = numberField("Width", "d", "d");
     els.d = d.input;
-    els.dRange = el("input", { type: "range", min: "1", max: String(MAX_D), step: "1", id: "atoms-d-range" });
+    els.dRange = el("input", { type: "range", min: "1", step: "1", id: "atoms-d-range" });
     els.dRange.setAttribute("aria-label", "width d");
     els.dRange.addEventListener("change", () => api.set("d", els.dRange.value));
-    const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
+    const seed = numberField("Seed", "seed");
     els.seed = seed.input;
     els.limit = el("p", { class: "hint", id: "atoms-limit" });
     const width = el("fieldset", null, el("legend", { text: "Width" }), d.lab, els.dRange, seed.lab, els.limit);
@@ -64,8 +63,8 @@
       els.outWords, els.outCost);
 
     // General fusion.
-    const H = numberField("Heads", "H", 1, 8, "H");
-    const m = numberField("atoms each", "m", 1, 8, "m");
+    const H = numberField("Heads", "H", "H");
+    const m = numberField("atoms each", "m", "m");
     els.H = H.input;
     els.m = m.input;
     els.keys = el("select", { id: "atoms-keys", name: "keys" });
@@ -76,7 +75,7 @@
       el("div", { class: "hideable-controls atoms-general-controls" }, H.lab, " ", m.lab, " ", el("label", null, "Keys ", els.keys)), els.general);
 
     // Fewer atoms.
-    const k = numberField("Fit up to", "k", 1, 15);
+    const k = numberField("Fit up to", "k");
     k.lab.append(" atoms");
     els.k = k.input;
     els.progress = el("progress", { max: 1, value: 0, id: "atoms-progress" });
@@ -149,12 +148,13 @@
   function sync(state, f) {
     if (!els || !f) return;
     for (const key of ["d", "seed", "H", "m", "k"]) setIfIdle(els[key], state[key]);
-    setIfIdle(els.dRange, state.d);
     els.keys.value = state.keys;
-    els.d.max = String(MAX_D);
+    const maxD = api.field("d").max; // the scene's widest d (the curve goes on from counts)
+    els.dRange.max = String(maxD);
+    setIfIdle(els.dRange, state.d);
     els.limit.textContent = f.built
       ? "The fused head is built and evaluated atom by atom (d ≤ " + f.buildLimit + ")."
-      : (f.refused || "") + " The curve goes on to d = " + MAX_D + " from the counts.";
+      : (f.refused || "") + " The curve goes on to d = " + maxD + " from the counts.";
 
     if (slidersFor !== state.d) buildSliders(state.d);
     els.qHint.textContent = state.d <= 2

@@ -29,7 +29,7 @@
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
 
-  const numberField = (label, key, min, max, variable) => api.numberField("rec-", label, key, min, max, variable);
+  const numberField = (label, key, variable) => api.numberField("rec-", label, key, variable);
 
   function build(panel, a) {
     api = a;
@@ -72,9 +72,9 @@
     els.progress.hidden = true;
 
     // Set-up.
-    const H = numberField("Heads", "H", 1, 8, "H");
-    const d = numberField("Width", "d", 1, 16, "d");
-    const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
+    const H = numberField("Heads", "H", "H");
+    const d = numberField("Width", "d", "d");
+    const seed = numberField("Seed", "seed");
     els.H = H.input;
     els.d = d.input;
     els.seed = seed.input;
@@ -87,8 +87,8 @@
     for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
     els.noise.addEventListener("change", () => api.set("noise", els.noise.value));
     els.known = el("input", { type: "checkbox", id: "rec-known" });
-    els.known.addEventListener("change", () => api.set("H0", els.known.checked ? "0" : String(Math.min(8, state.H + 1))));
-    els.H0 = el("input", { type: "number", min: "1", max: "8", step: "1", id: "rec-H0", name: "H0" });
+    els.known.addEventListener("change", () => api.set("H0", els.known.checked ? "0" : String(Math.min(api.field("H0").max, state.H + 1))));
+    els.H0 = el("input", { type: "number", step: "1", id: "rec-H0", name: "H0" });
     els.H0.setAttribute("aria-label", "upper bound H0");
     els.H0.addEventListener("change", () => api.set("H0", els.H0.value));
     const setup = el("fieldset", null, el("legend", { text: "Set-up" }),

@@ -30,7 +30,7 @@
 
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
-  const numberField = (label, key, min, max, variable) => api.numberField("tf-", label, key, min, max, variable);
+  const numberField = (label, key, variable) => api.numberField("tf-", label, key, variable);
 
   function build(panel, a) {
     api = a;
@@ -69,11 +69,11 @@
     els.progress.hidden = true;
 
     // Set-up; the ranges come from the link's schema for this scene.
-    const H = numberField("Heads", "H", 1, 3, "H");
-    const d = numberField("Width", "d", 1, 4, "d");
-    const m = numberField("Output width", "m", 1, 6, "m");
-    const K = numberField("Units", "K", 1, 8, "K");
-    const seed = numberField("Seed", "seed", 0, 2 ** 53 - 1);
+    const H = numberField("Heads", "H", "H");
+    const d = numberField("Width", "d", "d");
+    const m = numberField("Output width", "m", "m");
+    const K = numberField("Units", "K", "K");
+    const seed = numberField("Seed", "seed");
     Object.assign(els, { H: H.input, d: d.input, m: m.input, K: K.input, seed: seed.input });
     const newSeed = el("button", { type: "button", text: "New seed", id: "tf-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
