@@ -117,3 +117,30 @@ func BenchmarkRecoveryFrameGap(b *testing.B) {
 	b.ReportMetric(runGap, "run-gap-ms")
 	b.ReportMetric(runFPS/idleFPS, "run/idle")
 }
+
+// BenchmarkComputeLearnIdle runs the same recovery runs as
+// BenchmarkComputeLearn through the worker's client while the canvas shows
+// the (idle) Attention scene, so that nothing draws meanwhile: the
+// worker's speed without the Recovery scene's progress on screen.
+func BenchmarkComputeLearnIdle(b *testing.B) {
+	for _, c := range benchRuns {
+		H, d := c[0], c[1]
+		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
+			job := fmt.Sprintf(`{"Kind":"recovery","Recovery":{"H":%d,"D":%d,"Seed":1}}`, H, d)
+			var worker float64
+			for b.Loop() {
+				tb := newTab(b)
+				tb.load(h.base + "#v=1&scene=attention")
+				eval[int](tb, fmt.Sprintf(`%s.start("idle", %s)`, computeJS, jsString(job)))
+				tb.pollFor("the run", computeJS+`.log.some((e) => e.key === "idle" && e.op === "done")`)
+				for _, e := range computeLog(tb) {
+					if e.Key == "idle" {
+						worker = e.Ms
+					}
+				}
+				tb.close()
+			}
+			b.ReportMetric(worker, "worker-ms")
+		})
+	}
+}
