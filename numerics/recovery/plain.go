@@ -227,13 +227,8 @@ func (l *learner) learnPlain() (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if hc < l.h0 && !l.opt.UpperBound {
-		// A head whose term is below what the precision resolves looks
-		// absent, and the fewer heads then explain the answers: with H
-		// stated as known, missing heads are an error, not a result.
-		l.res.Layer, l.res.BigLayer = nil, nil
-		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
-			Reason: fmt.Sprintf("the RFs on z_1 show only %d of the %d heads %s (if the layer may have fewer canonical heads, say Heads is an upper bound)", hc, l.h0, l.precisionName())}
+	if l.missing(hc) {
+		return l.missingHeads(hc)
 	}
 	return res, nil
 }

@@ -170,6 +170,22 @@ func TestTransformer(t *testing.T) {
 		t.Logf("%s: %.0f ms in the compute worker, %d steps, %s", lim, f.LearnMs, f.Steps, outcome)
 	}
 
+	// Changing the set-up while a run computes cancels its job in the
+	// compute worker; the new set-up's run is what the page shows.
+	const slow = "#v=1&scene=transformer&H=3&d=4&m=6&K=8&seed=4242"
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(slow)))
+	tb.pollFor("the slow run to start", computeJS+`.log.some((e) => e.key.includes("seed=4242") && e.op === "running")`)
+	next := transformerOpen(tb, "#v=1&scene=transformer&H=1&d=2&m=2&K=3&seed=4243")
+	if eval[float64](tb, "headlab.state().seed") != 4243 || next.Steps == 0 {
+		t.Errorf("after changing the set-up: link %s, facts %+v", eval[string](tb, "headlab.link()"), next)
+	}
+	tb.pollFor("the slow run to be cancelled", computeJS+`.log.some((e) => e.key.includes("seed=4242") && (e.op === "cancelled" || e.op === "done"))`)
+	for _, e := range computeLog(tb) {
+		if strings.Contains(e.Key, "seed=4242") {
+			t.Logf("the replaced run's job: %s after %.0f ms", e.Op, e.Ms)
+		}
+	}
+
 	// A set-up beyond the limits is clamped with a notice naming it.
 	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString("#v=1&scene=transformer&H=2&d=3&m=3&K=12&seed=1")))
 	tb.waitFor("a notice naming K", `headlab.errors.some((e) => String(e).includes("K up to 8") || String(e).includes("maximum 8"))`)
