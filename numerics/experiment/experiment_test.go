@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
 )
 
@@ -189,5 +190,41 @@ func BenchmarkLearn(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestLearnExtended runs a layer float64 cannot resolve (H = 6, d = 2) at
+// the precision recovery offers for it, as the page's prec key asks: the
+// float64 run is unresolved, the extended one recovers the layer.
+func TestLearnExtended(t *testing.T) {
+	const seed = 77 // held out: no other test uses it
+	t.Logf("seed %d", seed)
+	r := Recovery{H: 6, D: 2, Seed: seed}
+	flat, err := Learn(Context{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Prec = int(recovery.NeededPrecision(r.H, r.D, recovery.Paper))
+	ext, err := Learn(Context{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ext.Err != nil {
+		t.Fatalf("at %d bits: %v", r.Prec, ext.Err)
+	}
+	e, err := attention.RelativeError(ext.Result.Layer, attention.Canonical(r.TrueLayer(), CanonicalTol))
+	if err != nil || e > 1e-12 {
+		t.Fatalf("at %d bits the error is %g (%v)", r.Prec, e, err)
+	}
+	if flat.Err == nil {
+		e, _ := attention.RelativeError(flat.Result.Layer, attention.Canonical(r.TrueLayer(), CanonicalTol))
+		t.Logf("float64 resolved this seed too (error %g)", e)
+	}
+	if r.Key() == (Recovery{H: 6, D: 2, Seed: seed}).Key() {
+		t.Fatal("the precision is not part of the run's key")
+	}
+	r.Noise = 1e-6
+	if _, err := Learn(Context{}, r); err == nil {
+		t.Fatal("a noisy oracle in extended precision was accepted")
 	}
 }

@@ -29,6 +29,10 @@ type Recovery struct {
 	H0     int       `json:",omitempty"` // upper bound on H given to the learner (0: H known)
 	Mode   string    `json:",omitempty"` // "paper" (default) or "economy"
 	Noise  float64   `json:",omitempty"` // the oracle's relative accuracy ε
+	// Prec is the run's precision in bits: 0 for float64, else extended
+	// precision throughout (the oracle exact at Prec bits, see
+	// recovery.LearnBig).
+	Prec int `json:",omitempty"`
 }
 
 // CanonicalTol is the tolerance within which two heads' W count as equal
@@ -87,6 +91,7 @@ func (r Recovery) Options(l attention.Layer) recovery.Options {
 	}
 	opt.Seed = r.Seed
 	opt.Tolerance = r.Noise
+	opt.Precision = uint(max(r.Prec, 0))
 	return opt
 }
 
@@ -106,6 +111,9 @@ func (r Recovery) Key() string {
 	}
 	fmt.Fprintf(&b, "H=%d d=%d seed=%d src=%s dup=%d cancel=%v H0=%d mode=%s noise=%s",
 		r.H, r.D, r.Seed, src, r.Dup, r.Cancel, r.H0, mode, strconv.FormatFloat(r.Noise, 'g', -1, 64))
+	if r.Prec > 0 {
+		fmt.Fprintf(&b, " prec=%d", r.Prec)
+	}
 	if src == "attention" {
 		for _, x := range r.W {
 			b.WriteString(",")
@@ -150,7 +158,15 @@ func Learn(ctx Context, r Recovery) (RecoveryRun, error) {
 
 func learnLayer(ctx Context, r Recovery, layer attention.Layer, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
 	start := time.Now()
-	run := recovery.Start(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer))
+	var run *recovery.Run
+	if r.Prec > 0 {
+		if r.Noise > 0 {
+			return RecoveryRun{}, fmt.Errorf("experiment: a noisy oracle is simulated in float64 only (noise %g with %d bits)", r.Noise, r.Prec)
+		}
+		run = recovery.StartBig(recovery.BigLayerOracle(layer, uint(r.Prec)), r.Options(layer))
+	} else {
+		run = recovery.Start(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer))
+	}
 	for !run.Step(ctx.slice()) {
 		if !ctx.pause(prog(run.Progress())) {
 			run.Stop()

@@ -364,6 +364,7 @@ func (r *Recovery) Facts() map[string]any {
 	f := map[string]any{
 		"scene":       "recovery",
 		"mode":        s.Mode,
+		"prec":        s.Prec,
 		"view":        s.View,
 		"computing":   r.Computing(),
 		"step":        r.Step(),
@@ -418,6 +419,11 @@ func (r *Recovery) Facts() map[string]any {
 		fl := map[string]any{"message": r.Err.Error()}
 		if r.Fault != nil {
 			fl["rf"], fl["name"], fl["first"], fl["last"], fl["reason"] = r.Fault.RF, r.Fault.Name, r.Fault.First, r.Fault.Last, r.Fault.Reason
+		}
+		if s.Prec == 0 && r.Options.Tolerance == 0 {
+			// The precision the page offers to recompute with: the measured
+			// need, or 128 bits where float64 resolves most such layers.
+			fl["needPrec"] = max(recovery.NeededPrecision(r.Heads(), s.D, r.Options.Mode), 128)
 		}
 		f["failed"] = fl
 	} else if r.AtEnd() || (s.View == "result" && r.Result != nil) {

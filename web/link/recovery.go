@@ -11,7 +11,7 @@ import (
 // learner's options, the noise sweep around it.
 func (s State) Recovery() experiment.Recovery {
 	r := experiment.Recovery{H: s.H, D: s.D, Seed: s.Seed, Src: s.Src, Dup: s.Dup, Cancel: s.Cancel,
-		H0: s.H0, Mode: s.Mode, Noise: s.Noise}
+		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec}
 	if s.Src == "attention" {
 		r.W, r.Val = append([]float64(nil), s.W...), append([]float64(nil), s.Val...)
 	}

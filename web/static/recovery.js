@@ -10,6 +10,9 @@
 (function () {
   const scenes = (window.headlabScenes = window.headlabScenes || {});
   const NOISE = ["0", "1e-14", "1e-12", "1e-10", "1e-8", "1e-6", "1e-4", "1e-3", "1e-2"];
+  // Precisions offered (bits; 0 is float64). A link may name any other in
+  // the schema's range, which is then added to the list.
+  const PRECISIONS = [0, 128, 192, 256, 384, 512];
   const VIEWS = [
     ["steps", "Step through"],
     ["result", "Result"],
@@ -68,6 +71,10 @@
     // The counter and the result, in words.
     els.counter = el("dl", { class: "rec-counter", id: "rec-counter" });
     els.status = el("p", { class: "rec-status", id: "rec-status" });
+    els.recompute = el("button", { type: "button", id: "rec-recompute", hidden: true });
+    els.recompute.addEventListener("click", () => {
+      if (facts && facts.failed && facts.failed.needPrec) api.set("prec", facts.failed.needPrec);
+    });
     els.progress = el("progress", { max: 1, value: 0, id: "rec-progress" });
     els.progress.hidden = true;
 
@@ -86,6 +93,9 @@
     els.noise = el("select", { id: "rec-noise", name: "noise" });
     for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
     els.noise.addEventListener("change", () => api.set("noise", els.noise.value));
+    els.prec = el("select", { id: "rec-prec", name: "prec" });
+    for (const b of PRECISIONS) els.prec.append(new Option(b === 0 ? "float64 (fast)" : b + " bits", String(b)));
+    els.prec.addEventListener("change", () => api.set("prec", els.prec.value));
     els.known = el("input", { type: "checkbox", id: "rec-known" });
     els.known.addEventListener("change", () => api.set("H0", els.known.checked ? "0" : String(Math.min(api.field("H0").max, state.H + 1))));
     els.H0 = el("input", { type: "number", step: "1", id: "rec-H0", name: "H0" });
@@ -95,6 +105,7 @@
       H.lab, d.lab, seed.lab, newSeed,
       el("label", null, "Mode ", els.mode),
       el("label", null, "Oracle accuracy ", v("ε"), " ", els.noise),
+      el("label", null, "Precision ", els.prec),
       el("label", null, els.known, " ", v("H"), " known"),
       el("label", null, "else at most ", v("H", "0"), " ", els.H0));
 
@@ -118,7 +129,7 @@
     const form = el("form", { class: "controls hideable-controls", autocomplete: "off" }, stepper, setup, layer);
     form.addEventListener("submit", (e) => e.preventDefault());
     const out = el("section", { class: "hideable-outputs", "aria-labelledby": "rec-out-title" },
-      el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status);
+      el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status, els.recompute);
     panel.replaceChildren(els.views, out, form);
   }
 
@@ -217,6 +228,8 @@
     } else {
       els.noise.value = n;
     }
+    if (![...els.prec.options].some((o) => Number(o.value) === s.prec)) els.prec.append(new Option(s.prec + " bits", String(s.prec)));
+    els.prec.value = String(s.prec);
     els.known.checked = s.H0 === 0;
     els.H0.disabled = s.H0 === 0;
     els.H0.min = String(s.H);
@@ -261,11 +274,15 @@
 
     let msg;
     if (busy) msg = "Computing the run once; every step after that is instant.";
+    else if (f.failed && f.failed.needPrec) msg = "float64 cannot resolve this run (H = " + f.heads + ", d = " + s.d + "): " + f.failed.message;
     else if (f.failed) msg = "The run could not be resolved: " + f.failed.message;
     else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + sci(f.error) + ".";
     else msg = "Step to the end (End) to see the recovered heads.";
     if (s.view === "sweep" && f.sweep && f.sweep.refused) msg = f.sweep.refused;
     setText(els.status, msg);
+    const offer = !busy && f.failed && f.failed.needPrec;
+    els.recompute.hidden = !offer;
+    if (offer) setText(els.recompute, "Recompute with " + f.failed.needPrec + " bits");
   }
 
   scenes.recovery = { build, sync, key };
