@@ -747,11 +747,116 @@
     return { lab, input };
   }
 
+  // setIfIdle writes value into a field the user is not editing.
+  function setIfIdle(input, value) {
+    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
+  }
+
+  // setText changes an element's text only when it differs (no needless
+  // mutation for screen readers and layout).
+  function setText(e, t) {
+    if (e.textContent !== t) e.textContent = t;
+  }
+
+  // sci writes a number in short scientific notation, or a dash.
+  function sci(x) {
+    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
+  }
+
+  // row is one name–value pair of a description list.
+  function row(name, value) {
+    return [el("dt", { text: name }), el("dd", { text: String(value) })];
+  }
+
+  // stepper builds the step controls of a scene that replays a run (the
+  // link's step key): first, previous, play, next, last, a slider and a
+  // line of text, with the ids prefix+"first" … prefix+"step-text". It
+  // returns them as fieldset, and key (the scene's ←/→/Home/End/Space),
+  // stop and sync (after every state change: f.step, f.steps, f.computing;
+  // text the line to show).
+  function stepper(prefix, scene, playMs) {
+    let timer = 0;
+    const cur = () => (state && state.scene === scene ? state : null);
+    let facts = null;
+    const last = () => (facts && typeof facts.steps === "number" ? facts.steps : state.step);
+    const go = (k) => {
+      if (!cur() || !facts || facts.computing) return;
+      const to = Math.max(0, Math.min(last(), k));
+      if (to !== state.step) set("step", to);
+    };
+    const stop = () => {
+      if (!timer) return;
+      clearInterval(timer);
+      timer = 0;
+      els.play.textContent = "▶ play";
+      els.play.setAttribute("aria-pressed", "false");
+    };
+    const play = () => {
+      if (!cur()) return;
+      if (state.view !== "steps") set("view", "steps");
+      if (state.step >= last()) go(0);
+      timer = setInterval(() => {
+        if (!cur() || state.step >= last()) stop();
+        else go(state.step + 1);
+      }, playMs);
+      els.play.textContent = "❚❚ pause";
+      els.play.setAttribute("aria-pressed", "true");
+    };
+    const toggle = () => (timer ? stop() : play());
+    const btn = (id, text, title, fn) => {
+      const b = el("button", { type: "button", id: prefix + id, text, title });
+      b.setAttribute("aria-label", title);
+      b.addEventListener("click", fn);
+      return b;
+    };
+    const els = {
+      first: btn("first", "|◀", "first step (Home)", () => go(0)),
+      prev: btn("prev", "◀", "previous step (←)", () => go(state.step - 1)),
+      play: btn("play", "▶ play", "play / pause (Space)", toggle),
+      next: btn("next", "▶", "next step (→)", () => go(state.step + 1)),
+      last: btn("last", "▶|", "last step (End)", () => go(last())),
+      slider: el("input", { type: "range", min: "0", max: "1", step: "1", id: prefix + "step" }),
+      text: el("output", { class: "rec-step-text", id: prefix + "step-text" }),
+    };
+    els.slider.setAttribute("aria-label", "step");
+    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
+    const fieldset = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
+      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
+      els.slider, els.text);
+    const keys = { ArrowRight: () => go(state.step + 1), ArrowLeft: () => go(state.step - 1),
+      Home: () => go(0), End: () => go(last()), " ": toggle };
+    return {
+      fieldset,
+      stop,
+      key(k) {
+        if (!cur() || !keys[k]) return false;
+        keys[k]();
+        return true;
+      },
+      sync(f, text) {
+        facts = f;
+        if (!cur()) stop();
+        const busy = !!f.computing;
+        els.slider.max = String(f.steps);
+        setIfIdle(els.slider, f.step);
+        for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
+        els.prev.disabled = els.first.disabled = busy || f.step <= 0;
+        els.next.disabled = els.last.disabled = busy || f.step >= f.steps;
+        setText(els.text, busy ? "computing…" : text);
+      },
+    };
+  }
+
   // The API a scene module builds its panel with.
   const api = {
     el,
     v,
     numberField,
+    stepper,
+    setIfIdle,
+    setText,
+    sci,
+    row,
     field: (key) => fields[key],
     set,
     state: () => state,

@@ -141,9 +141,7 @@
     return ns.toPrecision(3) + " ns";
   }
 
-  function setIfIdle(input, value) {
-    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
-  }
+  const setIfIdle = (input, value) => api.setIfIdle(input, value);
 
   function sync(state, f) {
     if (!els || !f) return;

@@ -25,7 +25,7 @@
   let els = null;
   let state = null;
   let facts = null;
-  let timer = 0;
+  let steps = null; // the step controls (api.stepper)
 
   // DOM helpers shared with the page (app.js): el(tag, props, ...children)
   // builds an element, text only through textContent; v(name, sub) a variable.
@@ -39,24 +39,8 @@
     els = {};
 
     // Step controls.
-    const btn = (id, text, title, fn) => {
-      const b = el("button", { type: "button", id, text, title });
-      b.setAttribute("aria-label", title);
-      b.addEventListener("click", fn);
-      return b;
-    };
-    els.first = btn("rec-first", "|◀", "first step (Home)", () => go(0));
-    els.prev = btn("rec-prev", "◀", "previous step (←)", () => go(state.step - 1));
-    els.play = btn("rec-play", "▶ play", "play / pause (Space)", togglePlay);
-    els.next = btn("rec-next", "▶", "next step (→)", () => go(state.step + 1));
-    els.last = btn("rec-last", "▶|", "last step (End)", () => go(lastStep()));
-    els.slider = el("input", { type: "range", min: "0", max: "1", step: "1", id: "rec-step" });
-    els.slider.setAttribute("aria-label", "step");
-    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
-    els.stepText = el("output", { class: "rec-step-text", id: "rec-step-text" });
-    const stepper = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
-      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
-      els.slider, els.stepText);
+    steps = api.stepper("rec-", "recovery", PLAY_MS);
+    const stepper = steps.fieldset;
 
     // Views.
     els.views = el("div", { class: "rec-views", role: "group" });
@@ -133,91 +117,17 @@
     panel.replaceChildren(els.views, out, form);
   }
 
-  // ---- stepping ----
-
-  function lastStep() {
-    return facts && typeof facts.steps === "number" ? facts.steps : state.step;
-  }
-
-  function go(k) {
-    if (!state || !facts || facts.computing) return;
-    const to = Math.max(0, Math.min(lastStep(), k));
-    if (to !== state.step) api.set("step", to);
-  }
-
-  function togglePlay() {
-    if (timer) stop();
-    else play();
-  }
-
-  function play() {
-    if (!state || state.scene !== "recovery") return;
-    if (state.view !== "steps") api.set("view", "steps");
-    if (state.step >= lastStep()) go(0);
-    timer = setInterval(() => {
-      if (!state || state.scene !== "recovery" || state.step >= lastStep()) {
-        stop();
-        return;
-      }
-      go(state.step + 1);
-    }, PLAY_MS);
-    els.play.textContent = "❚❚ pause";
-    els.play.setAttribute("aria-pressed", "true");
-  }
-
-  function stop() {
-    clearInterval(timer);
-    timer = 0;
-    els.play.textContent = "▶ play";
-    els.play.setAttribute("aria-pressed", "false");
-  }
-
-  // key handles the page's stepping keys; it returns whether it used one.
-  function key(k) {
-    if (!state || state.scene !== "recovery") return false;
-    switch (k) {
-      case "ArrowRight":
-        go(state.step + 1);
-        return true;
-      case "ArrowLeft":
-        go(state.step - 1);
-        return true;
-      case "Home":
-        go(0);
-        return true;
-      case "End":
-        go(lastStep());
-        return true;
-      case " ":
-        togglePlay();
-        return true;
-    }
-    return false;
-  }
-
   // ---- sync ----
 
-  function setIfIdle(input, value) {
-    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
-  }
-
-  function setText(e, t) {
-    if (e.textContent !== t) e.textContent = t;
-  }
-
-  function sci(x) {
-    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
-  }
-
-  function row(name, value) {
-    return [el("dt", { text: name }), el("dd", { text: String(value) })];
-  }
+  const setIfIdle = (input, value) => api.setIfIdle(input, value);
+  const setText = (e, t) => api.setText(e, t);
+  const sci = (x) => api.sci(x);
+  const row = (name, value) => api.row(name, value);
 
   function sync(s, f) {
     if (!els || !f) return;
     state = s;
     facts = f;
-    if (s.scene !== "recovery" && timer) stop();
     for (const key of ["H", "d", "seed"]) setIfIdle(els[key], s[key]);
     els.mode.value = s.mode;
     const n = NOISE.find((x) => Number(x) === s.noise);
@@ -248,14 +158,7 @@
     for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
 
     const busy = !!f.computing;
-    els.slider.max = String(f.steps);
-    setIfIdle(els.slider, f.step);
-    for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
-    els.prev.disabled = busy || f.step <= 0;
-    els.first.disabled = busy || f.step <= 0;
-    els.next.disabled = busy || f.step >= f.steps;
-    els.last.disabled = busy || f.step >= f.steps;
-    setText(els.stepText, busy ? "computing…" : "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
+    steps.sync(f, "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
 
     const counter = [f.queries, f.steps, f.bound, f.economy, f.information, f.maxLength, f.lengthBound].join(",");
     if (counter !== els.counterKey) {
@@ -285,5 +188,5 @@
     if (offer) setText(els.recompute, "Recompute with " + f.failed.needPrec + " bits");
   }
 
-  scenes.recovery = { build, sync, key };
+  scenes.recovery = { build, sync, key: (k) => steps.key(k) };
 })();

@@ -26,7 +26,7 @@
   let els = null;
   let state = null;
   let facts = null;
-  let timer = 0;
+  let steps = null; // the step controls (api.stepper)
 
   const el = (...args) => api.el(...args);
   const v = (name, sub) => api.v(name, sub);
@@ -35,24 +35,8 @@
   function build(panel, a) {
     api = a;
     els = {};
-    const btn = (id, text, title, fn) => {
-      const b = el("button", { type: "button", id, text, title });
-      b.setAttribute("aria-label", title);
-      b.addEventListener("click", fn);
-      return b;
-    };
-    els.first = btn("tf-first", "|◀", "first step (Home)", () => go(0));
-    els.prev = btn("tf-prev", "◀", "previous step (←)", () => go(state.step - 1));
-    els.play = btn("tf-play", "▶ play", "play / pause (Space)", togglePlay);
-    els.next = btn("tf-next", "▶", "next step (→)", () => go(state.step + 1));
-    els.last = btn("tf-last", "▶|", "last step (End)", () => go(lastStep()));
-    els.slider = el("input", { type: "range", min: "0", max: "1", step: "1", id: "tf-step" });
-    els.slider.setAttribute("aria-label", "step");
-    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
-    els.stepText = el("output", { class: "rec-step-text", id: "tf-step-text" });
-    const stepper = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
-      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
-      els.slider, els.stepText);
+    steps = api.stepper("tf-", "transformer", PLAY_MS);
+    const stepper = steps.fieldset;
 
     els.views = el("div", { class: "rec-views", role: "group" });
     els.views.setAttribute("aria-label", "view");
@@ -101,90 +85,17 @@
     panel.replaceChildren(els.views, out, form);
   }
 
-  // ---- stepping ----
-
-  function lastStep() {
-    return facts && typeof facts.steps === "number" ? facts.steps : state.step;
-  }
-
-  function go(k) {
-    if (!state || !facts || facts.computing) return;
-    const to = Math.max(0, Math.min(lastStep(), k));
-    if (to !== state.step) api.set("step", to);
-  }
-
-  function togglePlay() {
-    if (timer) stop();
-    else play();
-  }
-
-  function play() {
-    if (!state || state.scene !== "transformer") return;
-    if (state.view !== "steps") api.set("view", "steps");
-    if (state.step >= lastStep()) go(0);
-    timer = setInterval(() => {
-      if (!state || state.scene !== "transformer" || state.step >= lastStep()) {
-        stop();
-        return;
-      }
-      go(state.step + 1);
-    }, PLAY_MS);
-    els.play.textContent = "❚❚ pause";
-    els.play.setAttribute("aria-pressed", "true");
-  }
-
-  function stop() {
-    clearInterval(timer);
-    timer = 0;
-    els.play.textContent = "▶ play";
-    els.play.setAttribute("aria-pressed", "false");
-  }
-
-  function key(k) {
-    if (!state || state.scene !== "transformer") return false;
-    switch (k) {
-      case "ArrowRight":
-        go(state.step + 1);
-        return true;
-      case "ArrowLeft":
-        go(state.step - 1);
-        return true;
-      case "Home":
-        go(0);
-        return true;
-      case "End":
-        go(lastStep());
-        return true;
-      case " ":
-        togglePlay();
-        return true;
-    }
-    return false;
-  }
-
   // ---- sync ----
 
-  function setIfIdle(input, value) {
-    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
-  }
-
-  function setText(e, t) {
-    if (e.textContent !== t) e.textContent = t;
-  }
-
-  function sci(x) {
-    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
-  }
-
-  function row(name, value) {
-    return [el("dt", { text: name }), el("dd", { text: String(value) })];
-  }
+  const setIfIdle = (input, value) => api.setIfIdle(input, value);
+  const setText = (e, t) => api.setText(e, t);
+  const sci = (x) => api.sci(x);
+  const row = (name, value) => api.row(name, value);
 
   function sync(s, f) {
     if (!els || !f) return;
     state = s;
     facts = f;
-    if (s.scene !== "transformer" && timer) stop();
     for (const k of ["H", "d", "m", "K", "seed"]) setIfIdle(els[k], s[k]);
     els.m.disabled = s.resid;
     els.mode.value = s.mode;
@@ -198,15 +109,8 @@
     for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
 
     const busy = !!f.computing;
-    els.slider.max = String(f.steps);
-    setIfIdle(els.slider, f.step);
-    for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
-    els.prev.disabled = busy || f.step <= 0;
-    els.first.disabled = busy || f.step <= 0;
-    els.next.disabled = busy || f.step >= f.steps;
-    els.last.disabled = busy || f.step >= f.steps;
     const where = f.phase === "heads" ? " · phase A" : f.phase === "units" ? " · phase B" : "";
-    setText(els.stepText, busy ? "computing…" : "step " + f.step + " of " + f.steps + where + (f.kind ? " · " + f.kind : ""));
+    steps.sync(f, "step " + f.step + " of " + f.steps + where + (f.kind ? " · " + f.kind : ""));
 
     const counter = [f.queries, f.headQueries, f.unitQueries, f.headBound, f.idealUnits, f.units, f.trueUnits, f.maxLength].join(",");
     if (counter !== els.counterKey) {
@@ -230,5 +134,5 @@
     setText(els.status, msg);
   }
 
-  scenes.transformer = { build, sync, key };
+  scenes.transformer = { build, sync, key: (k) => steps.key(k) };
 })();
