@@ -273,14 +273,19 @@ func TestRecoveryLinkRows(t *testing.T) {
 // TestRecoveryFailure checks that a run the float64 numbers cannot resolve
 // says where and why, and reports no error or recovered layer.
 func TestRecoveryFailure(t *testing.T) {
-	r := recoveryAt(t, "#v=1&scene=recovery&H=3&d=3&seed=3&noise=0.01&step=99999")
+	// H = 6 at d = 2 needs 160 bits (numerics/recovery/ACCURACY.md): float64
+	// cannot resolve it, whatever its numerics improve to short of that.
+	r := recoveryAt(t, "#v=1&scene=recovery&H=6&d=2&seed=77&step=99999")
 	if r.Err == nil {
-		t.Skip("this run resolved; the numerics improved: pick a harder case")
+		t.Fatalf("float64 resolved H = 6, d = 2, seed 77 (error %g): the pinned failing case no longer fails", r.Error)
 	}
 	f := r.Facts()
 	fl, ok := f["failed"].(map[string]any)
 	if !ok || fl["message"] == "" {
 		t.Fatalf("failed %v", f["failed"])
+	}
+	if need, _ := fl["needPrec"].(uint); need < 128 {
+		t.Errorf("the failed float64 run offers %v bits", fl["needPrec"])
 	}
 	if _, ok := f["error"]; ok {
 		t.Error("a failed run reports an error")
