@@ -12,6 +12,7 @@ import (
 
 	"headlab/numerics/experiment"
 	"headlab/numerics/transformer"
+	"headlab/plots/palette"
 	"headlab/wasm/scene"
 	"headlab/web/link"
 )
@@ -180,7 +181,7 @@ func TransformerLine(sc *scene.Transformer, st Style) (Figure, error) {
 			c, label := grey, ""
 			unit := ""
 			if m.Unit >= 0 {
-				c = Palette[unitPalette[m.Unit%len(unitPalette)]]
+				c = Palette[palette.UnitHead(m.Unit)]
 				label = fmt.Sprintf("unit %d", m.Unit+1)
 				unit = fmt.Sprint(m.Unit + 1)
 			}
@@ -221,10 +222,6 @@ func TransformerLine(sc *scene.Transformer, st Style) (Figure, error) {
 	p.Y.Tick.Marker = numTicks{}
 	return f, nil
 }
-
-// unitPalette is the order of Palette in which units are coloured, as on
-// the canvas: the heads' first colours last, yellow left out.
-var unitPalette = [...]int{5, 2, 3, 4, 1, 0, 7}
 
 // TransformerResult builds the result figure: every recovered parameter
 // against its true value, up to equivalence — the canonical W_h and the

@@ -28,3 +28,12 @@ func Head(h int) color.RGBA {
 	hs := Heads()
 	return hs[((h%len(hs))+len(hs))%len(hs)]
 }
+
+// UnitHead returns the index of the head colour in which unit k of the
+// Transformer scene is drawn, on the canvas and in the figures: the heads'
+// first colours last, and yellow (too light on white for a thin line) left
+// out, repeating after seven units.
+func UnitHead(k int) int {
+	order := [...]int{5, 2, 3, 4, 1, 0, 7}
+	return order[((k%len(order))+len(order))%len(order)]
+}

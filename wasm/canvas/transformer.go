@@ -12,6 +12,7 @@ import (
 	"headlab/numerics/attention"
 	"headlab/numerics/experiment"
 	"headlab/numerics/transformer"
+	"headlab/plots/palette"
 	"headlab/wasm/scene"
 )
 
@@ -65,14 +66,9 @@ func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme)
 	r.drawTSteps(screen, sc, full, th)
 }
 
-// unitOrder is the order of the head palette in which units are
-// coloured: the heads' first colours last, and yellow (too light on white
-// for a thin line) left out.
-var unitOrder = [...]int{5, 2, 3, 4, 1, 0, 7}
-
 // unitColor is unit k's colour.
 func unitColor(th scene.Theme, k int) (c [4]uint8) {
-	col := th.HeadColor(unitOrder[k%len(unitOrder)])
+	col := th.HeadColor(palette.UnitHead(k))
 	return [4]uint8{col.R, col.G, col.B, col.A}
 }
 
