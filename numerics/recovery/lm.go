@@ -291,14 +291,14 @@ func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
 	lambda := 1e-6
 	small := 0
 	for iter := 0; iter < maxIter && cost > 0; iter++ {
-		lin := sv.linearise(t)
-		if !lin.ok {
+		ne := sv.normalEquations(t)
+		if !ne.ok {
 			return t, cost
 		}
 		accepted := false
 		for lambda < 1e8 {
 			sv.l.tick()
-			db, dg, ok := sv.step(lin, lambda)
+			db, dg, ok := sv.stepNormal(ne, lambda)
 			if ok {
 				nt := sv.apply(t, db, dg)
 				nc := sv.cost(nt)

@@ -8,8 +8,10 @@ import (
 
 // levenbergMarquardt minimises Σ e_i(x)² from x0: each
 // step is the least-squares solution of the Jacobian, with columns scaled to
-// unit norm, augmented by √λ·I (Householder QR, so the condition number is
-// not squared); λ shrinks after a successful step and grows after a failed
+// unit norm, augmented by √λ·I, solved by Cholesky of the normal equations
+// formed once per point for every λ tried (the problems are small and the
+// fixed point is set by the residuals; a step that does not lower the sum
+// is rejected); λ shrinks after a successful step and grows after a failed
 // one. jac returns the Jacobian by rows. It returns the best point and its
 // sum of squares.
 func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func([]float64) [][]float64, maxIter int) ([]float64, float64) {
@@ -19,6 +21,7 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 	n := len(x)
 	lambda := 1e-12
 	small := 0
+	work, step := make([]float64, n*n), make([]float64, n)
 	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
 		j := jac(x)
 		m := len(j)
@@ -33,9 +36,12 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 				scale[c] = 1
 			}
 		}
+		// Normal equations of the scaled Jacobian, once per point: every
+		// damping tried solves (ĴᵀĴ + λI) ŝ = −Ĵᵀe by Cholesky.
+		jtj, jte := scaledNormal(j, e, scale)
 		accepted := false
 		for lambda < 1e10 {
-			step, ok := dampedStep(j, e, scale, lambda)
+			step, ok := dampedNormalStep(jtj, jte, scale, lambda, work, step)
 			if ok {
 				nx := make([]float64, n)
 				for c := range nx {
@@ -63,36 +69,57 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 	return x, ss
 }
 
-// dampedStep solves min |J δ + e|² + λ|D δ|², D the column norms of J, by
-// Householder QR of the scaled, augmented system.
-func dampedStep(j [][]float64, e, scale []float64, lambda float64) ([]float64, bool) {
-	m, n := len(j), len(scale)
-	w := n + 1
-	a := make([]float64, (m+n)*w)
-	for r := 0; r < m; r++ {
+// scaledNormal returns ĴᵀĴ (n×n, row-major) and −Ĵᵀe for the Jacobian j
+// (by rows) with its columns divided by scale.
+func scaledNormal(j [][]float64, e, scale []float64) (jtj, jte []float64) {
+	n := len(scale)
+	jtj = make([]float64, n*n)
+	jte = make([]float64, n)
+	row := make([]float64, n)
+	for r, jr := range j {
 		for c := 0; c < n; c++ {
-			a[r*w+c] = j[r][c] / scale[c]
+			row[c] = jr[c] / scale[c]
 		}
-		a[r*w+n] = -e[r]
+		er := -e[r]
+		for c, v := range row {
+			if v == 0 {
+				continue
+			}
+			jte[c] += float64(v * er)
+			tc := jtj[c*n : (c+1)*n]
+			for k := c; k < n; k++ {
+				tc[k] += float64(v * row[k])
+			}
+		}
 	}
-	d := math.Sqrt(lambda)
 	for c := 0; c < n; c++ {
-		a[(m+c)*w+c] = d
+		for k := 0; k < c; k++ {
+			jtj[c*n+k] = jtj[k*n+c]
+		}
 	}
-	if !householder(a, m+n, w, n) {
-		return nil, false
+	return jtj, jte
+}
+
+// dampedNormalStep solves min |J δ + e|² + λ|D δ|², D the column norms of
+// J, by Cholesky of the scaled normal equations (ĴᵀĴ + λI) ŝ = −Ĵᵀe,
+// δ = ŝ/D. work (n×n) and step (n) are its buffers; it returns step.
+func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []float64) ([]float64, bool) {
+	n := len(scale)
+	a := work[:n*n]
+	copy(a, jtj)
+	for c := 0; c < n; c++ {
+		a[c*n+c] += lambda
 	}
-	r := make([]float64, n*n)
-	step := make([]float64, n)
-	for i := 0; i < n; i++ {
-		copy(r[i*n:(i+1)*n], a[i*w:i*w+n])
-		step[i] = a[i*w+n]
+	if !cholesky(a, n) {
+		return step, false
 	}
-	if !backSolve(r, n, step) {
-		return nil, false
-	}
+	copy(step, jte)
+	cholSolveCols(a, n, step, 1)
 	for c := range step {
 		step[c] /= scale[c]
+		if math.IsNaN(step[c]) || math.IsInf(step[c], 0) {
+			return step, false
+		}
 	}
 	return step, true
 }

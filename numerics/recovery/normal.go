@@ -1,0 +1,298 @@
+package recovery
+
+import "math"
+
+// The solver's Levenberg–Marquardt steps solve the damped normal
+// equations (JᵀJ + Λ) δ = −Jᵀe, assembled directly from the sparse rows
+// (never the dense Jacobian) in the block-angular layout of solver: per
+// block b the local part A_b = J_bᵀJ_b, its coupling B_b = J_bᵀG_b to the
+// global parameters and its right-hand side, and for the global
+// parameters C = GᵀG and theirs. One assembly serves every damping tried
+// at that point; a damping costs a Cholesky factorisation per block, the
+// Schur complement S = C − Σ B_bᵀ A_b⁻¹ B_b and its Cholesky
+// factorisation, instead of a QR of all rows. The normal equations square
+// the condition number of J, which the step tolerates (a step that does
+// not lower the cost is rejected and the damping raised); the fixed point
+// is set by the residuals, not by the step, and the variances the
+// self-check uses are still computed by QR (solver.variances).
+
+// normalEq is the damping-independent part of one Levenberg–Marquardt
+// iteration: the blocks of JᵀJ and −Jᵀe, and the column norms of J.
+type normalEq struct {
+	a, b, gb [][]float64 // per block: A_b (s×s), B_b (s×ng), −J_bᵀe (s)
+	c, gg    []float64   // C (ng×ng) and −Gᵀe (ng)
+	bn       [][]float64 // column norms of the blocks' parameters
+	gn       []float64   // column norms of the global parameters
+	ok       bool
+}
+
+// normalEquations assembles JᵀJ and −Jᵀe at t from the rows' gradients.
+func (sv *solver) normalEquations(t theta) normalEq {
+	nb, ng := len(sv.bsize), sv.ng
+	ne := normalEq{a: make([][]float64, nb), b: make([][]float64, nb), gb: make([][]float64, nb),
+		c: make([]float64, ng*ng), gg: make([]float64, ng), bn: make([][]float64, nb), gn: make([]float64, ng), ok: true}
+	maxS := 0
+	for k, s := range sv.bsize {
+		ne.a[k] = make([]float64, s*s)
+		ne.b[k] = make([]float64, s*ng)
+		ne.gb[k] = make([]float64, s)
+		ne.bn[k] = make([]float64, s)
+		maxS = max(maxS, s)
+	}
+	gbuf := make([]float64, ng)
+	gnz := make([]int, 0, ng) // nonzero global entries of the row
+	lval := make([]float64, maxS)
+	lpos := make([]int, 0, maxS) // local positions the row touches
+	for ri, r := range sv.rows {
+		if ri%256 == 255 {
+			sv.l.tick()
+		}
+		for i := range gbuf {
+			gbuf[i] = 0
+		}
+		lpos = lpos[:0]
+		block := -1
+		y := sv.l.gradient(r.s, r.n, t, func(idx int, g float64) {
+			g /= r.sigma
+			if p := sv.gpos[idx]; p >= 0 {
+				gbuf[p] += g
+				return
+			}
+			if k := sv.blk[idx]; k >= 0 {
+				if block >= 0 && block != k {
+					ne.ok = false
+					return
+				}
+				block = k
+				p := sv.lpos[idx]
+				found := false
+				for _, q := range lpos {
+					if q == p {
+						found = true
+						break
+					}
+				}
+				if !found {
+					lpos = append(lpos, p)
+					lval[p] = 0
+				}
+				lval[p] += g
+			}
+		})
+		e := -(y - r.y) / r.sigma
+		gnz = gnz[:0]
+		for i, g := range gbuf {
+			if g != 0 {
+				gnz = append(gnz, i)
+			}
+		}
+		// C and −Gᵀe (upper triangle of C; mirrored below).
+		for _, i := range gnz {
+			gi := gbuf[i]
+			ne.gg[i] += float64(gi * e)
+			ci := ne.c[i*ng : (i+1)*ng]
+			for _, j := range gnz {
+				if j >= i {
+					ci[j] += float64(gi * gbuf[j])
+				}
+			}
+		}
+		if block < 0 {
+			continue
+		}
+		s := sv.bsize[block]
+		a, bb, gb := ne.a[block], ne.b[block], ne.gb[block]
+		for _, p := range lpos {
+			vp := lval[p]
+			gb[p] += float64(vp * e)
+			ap := a[p*s : (p+1)*s]
+			for _, q := range lpos {
+				ap[q] += float64(vp * lval[q])
+			}
+			bp := bb[p*ng : (p+1)*ng]
+			for _, i := range gnz {
+				bp[i] += float64(vp * gbuf[i])
+			}
+		}
+	}
+	for i := 0; i < ng; i++ {
+		for j := 0; j < i; j++ {
+			ne.c[i*ng+j] = ne.c[j*ng+i]
+		}
+		ne.gn[i] = math.Sqrt(ne.c[i*ng+i])
+	}
+	for k, s := range sv.bsize {
+		for i := 0; i < s; i++ {
+			ne.bn[k][i] = math.Sqrt(ne.a[k][i*s+i])
+		}
+	}
+	return ne
+}
+
+// dampingSquare is the square of the damping of a column with norm
+// norm: λ·norm², or 1 for a column J does not determine (as the QR step's
+// damping rows).
+func dampingSquare(norm, lambda float64) float64 {
+	if norm == 0 || math.IsInf(norm, 0) || math.IsNaN(norm) {
+		return 1
+	}
+	return float64(lambda * float64(norm*norm))
+}
+
+// stepNormal returns the Levenberg–Marquardt step for damping lambda from
+// the normal equations, eliminating every block's parameters (Cholesky of
+// A_b + Λ_b) and solving the Schur complement in the global ones.
+func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []float64, ok bool) {
+	nb, ng := len(sv.bsize), sv.ng
+	s := make([]float64, ng*ng)
+	copy(s, ne.c)
+	rhs := append([]float64(nil), ne.gg...)
+	for i := 0; i < ng; i++ {
+		s[i*ng+i] += dampingSquare(ne.gn[i], lambda)
+	}
+	ls := make([][]float64, nb) // Cholesky factors of the damped blocks
+	ys := make([][]float64, nb) // A_b⁻¹ B_b (s×ng)
+	yb := make([][]float64, nb) // A_b⁻¹ g_b
+	for k, sz := range sv.bsize {
+		sv.l.tick()
+		l := append([]float64(nil), ne.a[k]...)
+		for i := 0; i < sz; i++ {
+			l[i*sz+i] += dampingSquare(ne.bn[k][i], lambda)
+		}
+		if !cholesky(l, sz) {
+			return nil, nil, false
+		}
+		y := append([]float64(nil), ne.b[k]...)
+		cholSolveCols(l, sz, y, ng)
+		x := append([]float64(nil), ne.gb[k]...)
+		cholSolveCols(l, sz, x, 1)
+		// S −= B_bᵀ Y_b, rhs −= B_bᵀ x_b (upper triangle, mirrored below).
+		bb := ne.b[k]
+		for p := 0; p < sz; p++ {
+			bp, yp := bb[p*ng:(p+1)*ng], y[p*ng:(p+1)*ng]
+			xp := x[p]
+			for i := 0; i < ng; i++ {
+				bi := bp[i]
+				if bi == 0 {
+					continue
+				}
+				rhs[i] -= float64(bi * xp)
+				si := s[i*ng : (i+1)*ng]
+				for j := i; j < ng; j++ {
+					si[j] -= float64(bi * yp[j])
+				}
+			}
+		}
+		ls[k], ys[k], yb[k] = l, y, x
+	}
+	for i := 0; i < ng; i++ {
+		for j := 0; j < i; j++ {
+			s[i*ng+j] = s[j*ng+i]
+		}
+	}
+	dg = rhs
+	if ng > 0 {
+		sv.l.tick()
+		if !cholesky(s, ng) {
+			return nil, nil, false
+		}
+		cholSolveCols(s, ng, dg, 1)
+	}
+	db = make([][]float64, nb)
+	for k, sz := range sv.bsize {
+		x := yb[k]
+		y := ys[k]
+		for p := 0; p < sz; p++ {
+			yp := y[p*ng : (p+1)*ng]
+			var acc float64
+			for i, v := range dg {
+				acc += float64(yp[i] * v)
+			}
+			x[p] -= acc
+		}
+		db[k] = x
+	}
+	for _, x := range db {
+		for _, v := range x {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, nil, false
+			}
+		}
+	}
+	for _, v := range dg {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, false
+		}
+	}
+	return db, dg, true
+}
+
+// cholesky factors the symmetric positive definite n×n row-major a in
+// place into its lower triangular Cholesky factor L (a = LLᵀ; the upper
+// triangle is left as it was). It reports false when a is not positive
+// definite in floating point.
+func cholesky(a []float64, n int) bool {
+	for j := 0; j < n; j++ {
+		aj := a[j*n : (j+1)*n]
+		d := aj[j]
+		for k := 0; k < j; k++ {
+			d -= float64(aj[k] * aj[k])
+		}
+		if !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		aj[j] = d
+		for i := j + 1; i < n; i++ {
+			ai := a[i*n : (i+1)*n]
+			v := ai[j]
+			for k := 0; k < j; k++ {
+				v -= float64(ai[k] * aj[k])
+			}
+			ai[j] = v / d
+		}
+	}
+	return true
+}
+
+// cholSolveCols solves L Lᵀ X = B in place for the n×m row-major B, L the
+// lower factor from cholesky.
+func cholSolveCols(l []float64, n int, b []float64, m int) {
+	// Forward: L Y = B.
+	for i := 0; i < n; i++ {
+		bi := b[i*m : (i+1)*m]
+		li := l[i*n : (i+1)*n]
+		for k := 0; k < i; k++ {
+			lk := li[k]
+			if lk == 0 {
+				continue
+			}
+			bk := b[k*m : (k+1)*m]
+			for c := range bi {
+				bi[c] -= float64(lk * bk[c])
+			}
+		}
+		d := li[i]
+		for c := range bi {
+			bi[c] /= d
+		}
+	}
+	// Backward: Lᵀ X = Y.
+	for i := n - 1; i >= 0; i-- {
+		bi := b[i*m : (i+1)*m]
+		for k := i + 1; k < n; k++ {
+			lk := l[k*n+i]
+			if lk == 0 {
+				continue
+			}
+			bk := b[k*m : (k+1)*m]
+			for c := range bi {
+				bi[c] -= float64(lk * bk[c])
+			}
+		}
+		d := l[i*n+i]
+		for c := range bi {
+			bi[c] /= d
+		}
+	}
+}
