@@ -95,13 +95,21 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			smp = append(smp, row{n: n, y: rf.F[i], sigma: l.sigma(rf.F[i])})
 		}
 	}
+	rhos := func(p []float64) []float64 {
+		out := make([]float64, hc)
+		for h := range out {
+			out[h] = xmath.Exp(p[h])
+		}
+		return out
+	}
 	resid := func(p []float64) []float64 {
 		l.tick()
 		e := make([]float64, len(smp))
+		rho := rhos(p)
 		for i, r := range smp {
 			y := f0
 			for h := 0; h < hc; h++ {
-				y -= rr[h] * r.n / (r.n + xmath.Exp(p[h]))
+				y -= rr[h] * r.n / (r.n + rho[h])
 			}
 			e[i] = (y - r.y) / r.sigma
 		}
@@ -109,10 +117,11 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	}
 	jac := func(p []float64) [][]float64 {
 		j := make([][]float64, len(smp))
+		rhoAll := rhos(p)
 		for i, r := range smp {
 			j[i] = make([]float64, hc)
 			for h := 0; h < hc; h++ {
-				rho := xmath.Exp(p[h])
+				rho := rhoAll[h]
 				den := r.n + rho
 				j[i][h] = rr[h] * r.n * rho / (den * den) / r.sigma
 			}

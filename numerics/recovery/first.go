@@ -267,14 +267,27 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return p0 + pi, r0 + ri
 	}
+	// rhos returns exp p of every head in each of the three RFs.
+	rhos := func(x []float64) [3][]float64 {
+		var out [3][]float64
+		for w := range out {
+			out[w] = make([]float64, hc)
+			for h := 0; h < hc; h++ {
+				p, _ := terms(x, w, h)
+				out[w][h] = xmath.Exp(p)
+			}
+		}
+		return out
+	}
 	resid := func(x []float64) []float64 {
 		l.tick()
 		e := make([]float64, len(smp))
+		rho := rhos(x)
 		for k, s := range smp {
 			y := y0
 			for h := 0; h < hc; h++ {
-				p, r := terms(x, s.which, h)
-				y -= r * s.n / (s.n + xmath.Exp(p))
+				_, r := terms(x, s.which, h)
+				y -= r * s.n / (s.n + rho[s.which][h])
 			}
 			e[k] = (y - s.y) / s.sigma
 		}
@@ -282,11 +295,12 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	}
 	jac := func(x []float64) [][]float64 {
 		j := make([][]float64, len(smp))
+		rhoAll := rhos(x)
 		for k, s := range smp {
 			j[k] = make([]float64, 4*hc)
 			for h := 0; h < hc; h++ {
-				p, r := terms(x, s.which, h)
-				rho := xmath.Exp(p)
+				_, r := terms(x, s.which, h)
+				rho := rhoAll[s.which][h]
 				den := s.n + rho
 				gp := r * s.n * rho / (den * den) / s.sigma
 				gr := -s.n / den / s.sigma

@@ -36,6 +36,8 @@ type solver struct {
 	rb [][]float64
 	sb [][]float64
 	rg []float64
+
+	work normalWork // stepNormal's buffers
 }
 
 func (l *learner) newSolver(rows []row, free []bool, H int) *solver {

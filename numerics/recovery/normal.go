@@ -16,6 +16,12 @@ import "math"
 // is set by the residuals, not by the step, and the variances the
 // self-check uses are still computed by QR (solver.variances).
 
+// normalWork holds stepNormal's buffers, reused for every damping tried.
+type normalWork struct {
+	s, rhs     []float64
+	ls, ys, yb [][]float64
+}
+
 // normalEq is the damping-independent part of one Levenberg–Marquardt
 // iteration: the blocks of JᵀJ and −Jᵀe, and the column norms of J.
 type normalEq struct {
@@ -141,30 +147,46 @@ func dampingSquare(norm, lambda float64) float64 {
 
 // stepNormal returns the Levenberg–Marquardt step for damping lambda from
 // the normal equations, eliminating every block's parameters (Cholesky of
-// A_b + Λ_b) and solving the Schur complement in the global ones.
+// A_b + Λ_b) and solving the Schur complement in the global ones. The step
+// lives in the solver's buffers until its next call.
 func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []float64, ok bool) {
 	nb, ng := len(sv.bsize), sv.ng
-	s := make([]float64, ng*ng)
+	w := &sv.work
+	if w.s == nil {
+		w.s = make([]float64, ng*ng)
+		w.rhs = make([]float64, ng)
+		w.ls, w.ys, w.yb = make([][]float64, nb), make([][]float64, nb), make([][]float64, nb)
+		for k, sz := range sv.bsize {
+			w.ls[k] = make([]float64, sz*sz)
+			w.ys[k] = make([]float64, sz*ng)
+			w.yb[k] = make([]float64, sz)
+		}
+	}
+	s := w.s
 	copy(s, ne.c)
-	rhs := append([]float64(nil), ne.gg...)
+	rhs := w.rhs
+	copy(rhs, ne.gg)
 	for i := 0; i < ng; i++ {
 		s[i*ng+i] += dampingSquare(ne.gn[i], lambda)
 	}
-	ls := make([][]float64, nb) // Cholesky factors of the damped blocks
-	ys := make([][]float64, nb) // A_b⁻¹ B_b (s×ng)
-	yb := make([][]float64, nb) // A_b⁻¹ g_b
+	ls := w.ls // Cholesky factors of the damped blocks
+	ys := w.ys // A_b⁻¹ B_b (s×ng)
+	yb := w.yb // A_b⁻¹ g_b
 	for k, sz := range sv.bsize {
 		sv.l.tick()
-		l := append([]float64(nil), ne.a[k]...)
+		l := ls[k]
+		copy(l, ne.a[k])
 		for i := 0; i < sz; i++ {
 			l[i*sz+i] += dampingSquare(ne.bn[k][i], lambda)
 		}
 		if !cholesky(l, sz) {
 			return nil, nil, false
 		}
-		y := append([]float64(nil), ne.b[k]...)
+		y := ys[k]
+		copy(y, ne.b[k])
 		cholSolveCols(l, sz, y, ng)
-		x := append([]float64(nil), ne.gb[k]...)
+		x := yb[k]
+		copy(x, ne.gb[k])
 		cholSolveCols(l, sz, x, 1)
 		// S −= B_bᵀ Y_b, rhs −= B_bᵀ x_b (upper triangle, mirrored below).
 		bb := ne.b[k]
@@ -183,7 +205,6 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 				}
 			}
 		}
-		ls[k], ys[k], yb[k] = l, y, x
 	}
 	for i := 0; i < ng; i++ {
 		for j := 0; j < i; j++ {
