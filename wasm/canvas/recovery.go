@@ -16,6 +16,7 @@ import (
 
 	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
+	"headlab/numerics/replay"
 	"headlab/wasm/scene"
 )
 
@@ -374,7 +375,7 @@ func (r *recoveryRenderer) drawRunProgress(screen *ebiten.Image, sc *scene.Recov
 
 // drawStrip draws the current query as a strip of token glyphs: n copies
 // of a, then z, with the oracle's answer.
-func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v scene.StepView, has bool, x, y, w float64, th scene.Theme) float64 {
+func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v replay.StepView, has bool, x, y, w float64, th scene.Theme) float64 {
 	u := r.u
 	muted := recMuted(th)
 	g := 34 * u
@@ -432,7 +433,7 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 // of the RF is in, the fitted rational function over negative and positive
 // n with its poles −ρ_h as vertical asymptotes in the colour of the head
 // each is matched to.
-func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v scene.StepView, has bool, plot scene.Rect, th scene.Theme) {
+func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v replay.StepView, has bool, plot scene.Rect, th scene.Theme) {
 	u := r.u
 	muted := recMuted(th)
 	if !has {
@@ -587,7 +588,7 @@ func poleBetween(poles []float64, n0, n1 float64) bool {
 // drawTable explains the current RF's poles: for a measurement, what each
 // pole measures; for a link, why each pole belongs to its head (its p and
 // r are the sums of the measurements it links).
-func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v scene.StepView, has bool, rc scene.Rect, th scene.Theme) {
+func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v replay.StepView, has bool, rc scene.Rect, th scene.Theme) {
 	u := r.u
 	muted := recMuted(th)
 	clip := recClip(screen, rc)

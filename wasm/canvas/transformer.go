@@ -11,6 +11,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/experiment"
+	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
 	"headlab/wasm/scene"
@@ -28,7 +29,7 @@ type transformerRenderer struct {
 	recoveryRenderer
 	axes      scene.LineAxes
 	axesShown bool
-	marks     []scene.Mark
+	marks     []replay.Mark
 	hoverMark int
 }
 
@@ -89,7 +90,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	cur, has := sc.Current()
 	what := "phase A: the heads from F(X) − F(−X) · phase B: the units along a line"
 	if has {
-		if scene.InHeads(cur) {
+		if replay.InHeads(cur) {
 			what = "phase A · " + cur.Kind.String() + " of G(X) = F(X) − F(−X)"
 		} else {
 			what = "phase B · " + cur.Kind.String()
@@ -116,7 +117,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 		return
 	}
 	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
-	if !has || scene.InHeads(cur) {
+	if !has || replay.InHeads(cur) {
 		rec, ok := sc.PhaseA()
 		if !ok {
 			msg := "Phase A made no value of the odd part."

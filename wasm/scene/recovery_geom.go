@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/replay"
 )
 
 // RFAxes maps the step view's plot of F(n) to the canvas. The n axis is
@@ -132,18 +133,13 @@ func niceTicks(lo, hi float64, n int) []float64 {
 }
 
 // Pairing returns, for each true canonical head, the recovered head it is
-// compared with (the pairing that minimises the largest head error, as
-// attention.RelativeError uses), and each pair's relative error; nil when
-// the run has no layer or a different number of heads.
+// compared with, and each pair's relative error (replay.Pairing); nil
+// when the run has no layer or a different number of heads.
 func (r *Recovery) Pairing() (pair []int, errs []float64) {
-	if r.Result == nil || r.Err != nil || len(r.Result.Layer) != len(r.Canonical) {
+	if r.Result == nil || r.Err != nil {
 		return nil, nil
 	}
-	pair, errs, err := attention.Pairing(r.Result.Layer, r.Canonical)
-	if err != nil {
-		return nil, nil
-	}
-	return pair, errs
+	return replay.Pairing(r.Result.Layer, r.Canonical)
 }
 
 // HeatLayout places the result view's heat maps: for each true head a row
