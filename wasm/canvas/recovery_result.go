@@ -1,0 +1,131 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+
+	"github.com/hajimehoshi/ebiten/v2"
+
+	"headlab/wasm/scene"
+)
+
+func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
+	u := r.u
+	pad, y, w := r.panel(screen, full, "Recovered against true canonical heads", th)
+	x := pad
+	mc := muted(th)
+	if sc.Computing() {
+		r.drawRunProgress(screen, sc, x, y, w, th)
+		return
+	}
+	res := sc.Result
+	if sc.Err != nil {
+		where := "the global fit of all heads to every answer"
+		if f := sc.Fault; f != nil && f.RF >= 0 {
+			where = fmt.Sprintf("rational function %s (RF %d of the schedule, queries %d–%d)", f.Name, f.RF+1, f.First+1, f.Last+1)
+		}
+		reason := sc.Err.Error()
+		if sc.Fault != nil {
+			reason = sc.Fault.Reason
+			if sc.Fault.Err != nil {
+				reason += ": " + sc.Fault.Err.Error()
+			}
+		}
+		y = r.paragraph(screen, &r.title, "This run could not be resolved in float64, so no numbers are shown.", x, y+8*u, w, th.Query) + 8*u
+		y = r.paragraph(screen, &r.text, "Where: "+where+".", x, y, w, th.Text) + 4*u
+		y = r.paragraph(screen, &r.text, "Why: "+reason+".", x, y, w, th.Text) + 8*u
+		r.paragraph(screen, &r.text, "Try another seed, a smaller H, less noise, or paper mode; the step view shows the function at fault.", x, y, w, mc)
+		return
+	}
+	sum := fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
+		res.Queries, sc.Bound(), res.MaxLength, sciFmt(sc.Error), numFmt(res.Residual), sciFmt(res.Estimate), sciFmt(res.Cond))
+	y = r.paragraph(screen, &r.text, sum, x, y, w, mc) + 6*u
+	pair, errs := sc.Pairing()
+	if pair == nil {
+		r.paragraph(screen, &r.text, fmt.Sprintf("The run found %d heads; the true layer has %d canonical heads.", len(res.Layer), len(sc.Canonical)), x, y, w, th.Query)
+		return
+	}
+	// Column titles.
+	d := sc.State.D
+	area := scene.Rect{X: x, Y: y + lineHeight(&r.text) + 4*u, W: w, H: full.H - y - lineHeight(&r.text) - 2*pad - lineHeight(&r.text)}
+	l := scene.NewHeatLayout(area, d, len(sc.Canonical), u)
+	if len(l.W) == 0 {
+		return
+	}
+	r.heat, r.heatShown = l, true
+	r.lab.put(screen, &r.text, "true (canonical)", l.W[0][0][0], y, th.Text)
+	r.lab.put(screen, &r.text, "recovered", l.W[0][1][0], y, th.Text)
+	ws, vs := scene.HeadScale(sc.Canonical)
+	for h := range sc.Canonical {
+		c := th.HeadColor(h)
+		oy := l.W[h][0][1]
+		r.flat.rect(x, oy+2*u, 12*u, 12*u, c)
+		r.lab.put(screen, &r.text, fmt.Sprintf("head %d", h+1), x+16*u, oy, th.Text)
+		r.lab.put(screen, &r.text, "W", x+16*u, oy+lineHeight(&r.text), mc)
+		r.lab.put(screen, &r.text, "v", x+16*u, l.VY(h), mc)
+		for side := 0; side < 2; side++ {
+			layer, hh := sc.Canonical, h
+			if side == 1 {
+				layer, hh = res.Layer, pair[h]
+			}
+			ox, oy := l.W[h][side][0], l.W[h][side][1]
+			for i := 0; i <= d; i++ {
+				for j := 0; j < d; j++ {
+					val := scene.HeadValue(layer, hh, i, j)
+					scale, cy := ws, oy+float64(i)*l.Cell
+					if i == d {
+						scale, cy = vs, l.VY(h)
+					}
+					r.flat.rect(ox+float64(j)*l.Cell, cy, l.Cell-math.Min(2*u, l.Cell/8), l.Cell-math.Min(2*u, l.Cell/8), heatColor(th, val, scale))
+					if l.Cell >= 40*u {
+						s := fmt.Sprintf("%.2f", val)
+						r.lab.put(screen, &a.gfx.labels, s, ox+float64(j)*l.Cell+3*u, cy+3*u, th.Text)
+					}
+				}
+			}
+		}
+		ex := l.W[h][1][0] + float64(d)*l.Cell + 14*u
+		r.lab.put(screen, &r.text, "error", ex, oy, mc)
+		r.lab.put(screen, &r.text, sciFmt(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
+	}
+	// The value under the pointer.
+	if r.hovering {
+		if h, side, i, j, ok := l.Hit(r.hoverX, r.hoverY); ok {
+			cy := l.W[h][side][1] + float64(i)*l.Cell
+			if i == d {
+				cy = l.VY(h)
+			}
+			cx := l.W[h][side][0] + float64(j)*l.Cell
+			r.top.strokeRect(cx, cy, l.Cell, l.Cell, 2*u, th.Text)
+			tv := scene.HeadValue(sc.Canonical, h, i, j)
+			rv := scene.HeadValue(res.Layer, pair[h], i, j)
+			name := fmt.Sprintf("W[%d,%d]", i+1, j+1)
+			if i == d {
+				name = fmt.Sprintf("v[%d]", j+1)
+			}
+			tip := fmt.Sprintf("head %d %s: true %.10g, recovered %.10g, difference %.2g", h+1, name, tv, rv, rv-tv)
+			tw := widthOf(&r.text, tip) + 12*u
+			tx := math.Min(r.hoverX+14*u, full.W-tw-4*u)
+			ty := math.Min(r.hoverY+18*u, full.H-lineHeight(&r.text)-10*u)
+			r.top.rect(tx, ty, tw, lineHeight(&r.text)+8*u, th.Background)
+			r.top.strokeRect(tx, ty, tw, lineHeight(&r.text)+8*u, u, th.Axis)
+			r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
+		}
+	}
+	r.topLab.put(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-lineHeight(&r.text), mc)
+}
+
+func heatColor(th scene.Theme, x, scale float64) color.RGBA {
+	if !(scale > 0) || !finite(x) {
+		return th.Grid
+	}
+	f := x / scale
+	c := th.Hot
+	if f < 0 {
+		c, f = th.Cold, -f
+	}
+	return mix(th.Background, c, 0.12+0.88*math.Min(1, f))
+}
