@@ -23,17 +23,17 @@ import (
 // offscreen pass, which under software rendering cost a whole frame when
 // the view drew shape by shape.
 type recoveryRenderer struct {
-	title, text labels // larger type than the shared labels, for a lecture
+	title, text labels     // larger type than the shared labels, for a lecture
+	ty          scene.Type // their line heights, for the scene's layouts
 	u           float64
 	hoverX      float64
 	hoverY      float64
 	hovering    bool
 
-	// The result view's heat maps as last drawn, and the cell (with the
-	// pointer, which its tooltip follows) last drawn as hovered.
-	heat      scene.HeatLayout
-	heatShown bool
-	hovered   heatHover
+	// The result view's layout, and the cell (with the pointer, which its
+	// tooltip follows) last drawn as hovered.
+	result  resultView
+	hovered heatHover
 
 	// What a view draws, in the order flush draws it. The clip batches
 	// gather the shapes of a plot or a table, which are cut to its
@@ -53,7 +53,7 @@ type heatHover struct {
 
 func (r *recoveryRenderer) reset(a *app) {
 	r.hovering = false
-	r.heatShown = false
+	r.result = resultView{}
 	r.hovered = heatHover{}
 }
 
@@ -63,9 +63,11 @@ func (r *recoveryRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.hoverX, r.hoverY = p.x, p.y
 	r.hovering = p.x > 0 && p.y > 0 && p.x < a.view.Width && p.y < a.view.Height
 	var now heatHover
-	if r.heatShown && r.hovering {
-		if h, side, i, j, ok := r.heat.Hit(p.x, p.y); ok {
-			now = heatHover{h, side, i, j, true, p.x, p.y}
+	if sc, ok := a.scene.(*scene.Recovery); ok && sc.State.View == "result" && r.hovering && r.u > 0 {
+		if rv := r.resultLayout(a, sc); rv.heatShown {
+			if h, side, i, j, ok := rv.heat.Hit(p.x, p.y); ok {
+				now = heatHover{h, side, i, j, true, p.x, p.y}
+			}
 		}
 	}
 	if now != r.hovered {
@@ -84,6 +86,7 @@ func (r *recoveryRenderer) rebuild(a *app, th scene.Theme) {
 	}
 	r.title.setSize(tsize * r.u)
 	r.text.setSize(xsize * r.u)
+	r.ty = scene.Type{U: r.u, Title: lineHeight(&r.title), Text: lineHeight(&r.text)}
 }
 
 func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
@@ -92,7 +95,6 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		return
 	}
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
-	r.heatShown = false
 	defer r.flush(screen)
 	switch sc.State.View {
 	case "result":
@@ -141,10 +143,44 @@ func (r *recoveryRenderer) paragraph(dst *ebiten.Image, l *labels, s string, x, 
 }
 
 // panel draws the title of the result, sweep or modes view inside the
-// view's margin and returns the margin (the left edge of what follows),
-// the y under the title and the width inside the margins.
-func (r *recoveryRenderer) panel(screen *ebiten.Image, full scene.Rect, title string, th scene.Theme) (pad, y, w float64) {
-	pad = 16 * r.u
-	r.lab.put(screen, &r.title, title, pad, pad, th.Text)
-	return pad, pad + lineHeight(&r.title) + 4*r.u, full.W - 2*pad
+// view's margin and returns the panel (scene.Panel): the margin, the y
+// under the title and the width inside the margins.
+func (r *recoveryRenderer) panel(screen *ebiten.Image, full scene.Rect, title string, th scene.Theme) scene.Panel {
+	p := scene.NewPanel(full, r.ty)
+	r.lab.put(screen, &r.title, title, p.Pad, p.Pad, th.Text)
+	return p
+}
+
+// tick is a grid line of a plot: where it is (a pixel column or row),
+// whether it is the axis (value zero, drawn darker), and its label ("" for
+// none).
+type tick struct {
+	px    float64
+	zero  bool
+	label string
+}
+
+// grid adds a plot's grid, to be cut to the plot: a vertical line at each
+// of xs labelled under the plot, a horizontal one at each of ys labelled
+// left of it.
+func (r *recoveryRenderer) grid(screen *ebiten.Image, plot scene.Rect, xs, ys []tick, th scene.Theme) {
+	u, mc := r.u, muted(th)
+	colour := func(t tick) color.RGBA {
+		if t.zero {
+			return th.Axis
+		}
+		return th.Grid
+	}
+	for _, t := range xs {
+		r.clipFlat.line(t.px, plot.Y, t.px, plot.Y+plot.H, u, colour(t))
+		if t.label != "" {
+			r.lab.put(screen, &r.text, t.label, t.px-widthOf(&r.text, t.label)/2, plot.Y+plot.H+4*u, mc)
+		}
+	}
+	for _, t := range ys {
+		r.clipFlat.line(plot.X, t.px, plot.X+plot.W, t.px, u, colour(t))
+		if t.label != "" {
+			r.lab.put(screen, &r.text, t.label, plot.X-widthOf(&r.text, t.label)-4*u, t.px-lineHeight(&r.text)/2, mc)
+		}
+	}
 }

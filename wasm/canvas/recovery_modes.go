@@ -16,8 +16,8 @@ import (
 func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
 	H, d := sc.Heads(), sc.State.D
-	pad, y, w := r.panel(screen, full, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), th)
-	x := pad
+	p := r.panel(screen, full, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), th)
+	x, y, w := p.Pad, p.Top, p.W()
 	y += 6 * u
 	mc := muted(th)
 	paper, econ, info := recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d)
@@ -58,16 +58,12 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	// Over d, log y.
 	r.lab.put(screen, &r.text, "over d = 1…16 (log scale)", x, y, mc)
 	y += lineHeight(&r.text) + 4*u
-	left := 58 * u
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - 8*u, H: full.H - y - pad - 2*lineHeight(&r.text)}
-	if plot.H < 60*u {
+	ax, ok := scene.NewModesAxes(p, y, r.ty, H, d)
+	if !ok {
 		return
 	}
-	maxD := max(16, d)
-	ymax := math.Log10(float64(recovery.PaperQueries(H, maxD)) * 1.5)
-	ymin := 0.0
-	px := func(w int) float64 { return plot.X + float64(w-1)/float64(maxD-1)*plot.W }
-	py := func(n int) float64 { return plot.Y + (ymax-math.Log10(float64(n)))/(ymax-ymin)*plot.H }
+	plot, maxD, ymax := ax.Plot, ax.MaxD, ax.YMax
+	px, py := ax.X, ax.Y
 	for k := 0; float64(k) <= ymax; k++ {
 		yy := py(int(math.Pow(10, float64(k))))
 		r.flat.line(plot.X, yy, plot.X+plot.W, yy, u, th.Grid)

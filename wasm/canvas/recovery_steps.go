@@ -17,12 +17,9 @@ import (
 
 func (r *recoveryRenderer) drawSteps(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	narrow := full.W < 560*u
-	if narrow {
-		pad = 10 * u
-	}
-	x, y, w := pad, pad, full.W-2*pad
+	f := scene.NewStepFrame(full, u, scene.StepsSide)
+	narrow := f.Narrow
+	x, y, w := f.Pad, f.Pad, f.W()
 	mc := muted(th)
 
 	// Header: the step and the rational function.
@@ -49,39 +46,12 @@ func (r *recoveryRenderer) drawSteps(screen *ebiten.Image, a *app, sc *scene.Rec
 	y += 8 * u
 
 	// The plot and, beside or under it, the pole table.
-	side := 0.0
-	if full.W >= 900*u {
-		side = 320 * u
-	}
-	tableH := 0.0
-	if side == 0 && has && v.Fitted {
-		tableH = float64(len(v.RF.P))*lineHeight(&r.text)*(1+float64(boolInt(v.RF.Kind == recovery.Link))) + lineHeight(&r.text)*4.6
-	}
-	left := 58 * u
-	if narrow {
-		left = 46 * u
-	}
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 26*u - tableH}
-	if plot.H < 80*u {
-		plot.H = math.Max(40*u, full.H-y-pad-26*u)
-		tableH = 0
-	}
+	plot, table := sc.StepsLayout(f, y, r.ty)
 	r.drawPlot(screen, sc, v, has, plot, th)
-	if side > 0 {
-		r.drawTable(screen, sc, v, has, scene.Rect{X: plot.X + plot.W + 16*u, Y: y, W: side, H: plot.H + 26*u}, th)
-	} else if tableH > 0 {
-		r.drawTable(screen, sc, v, has, scene.Rect{X: x, Y: plot.Y + plot.H + 10*u + 2*lineHeight(&r.text), W: w, H: tableH}, th)
+	if table != (scene.Rect{}) {
+		r.drawTable(screen, sc, v, has, table, th)
 	}
 }
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func boolF(b bool) float64 { return float64(boolInt(b)) }
 
 // drawCounter draws the running count of queries against the paper's
 // 4Hd²−2H+1, economy mode's count and the information bound H(d²+d), with
@@ -228,26 +198,16 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	xz, _ := ax.ToScreen(0, 0)
 	r.clipFlat.rect(x0, plot.Y, xz-x0, plot.H, mix(th.Background, th.Grid, 0.45))
 	// Grid and axes.
+	var xs, ys []tick
 	for _, n := range ax.NTicks() {
 		px, _ := ax.ToScreen(n, 0)
-		c := th.Grid
-		if n == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, c)
-		s := tickFmt(n)
-		r.lab.put(screen, &r.text, s, px-widthOf(&r.text, s)/2, plot.Y+plot.H+4*u, mc)
+		xs = append(xs, tick{px, n == 0, tickFmt(n)})
 	}
 	for _, yv := range ax.YTicks(5) {
 		_, py := ax.ToScreen(0, yv)
-		c := th.Grid
-		if yv == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, c)
-		s := tickFmt(yv)
-		r.lab.put(screen, &r.text, s, plot.X-widthOf(&r.text, s)-4*u, py-lineHeight(&r.text)/2, mc)
+		ys = append(ys, tick{py, yv == 0, tickFmt(yv)})
 	}
+	r.grid(screen, plot, xs, ys, th)
 	axisName := "n (copies of a)"
 	if ax.Log {
 		axisName += ", scale sign(n)·log(1+|n|)"

@@ -16,8 +16,8 @@ import (
 
 func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad, y, w := r.panel(screen, full, "Noise sweep: parameter error against the oracle's accuracy ε", th)
-	x := pad
+	p := r.panel(screen, full, "Noise sweep: parameter error against the oracle's accuracy ε", th)
+	x, y, w := p.Pad, p.Top, p.W()
 	mc := muted(th)
 	st := sc.Sweep()
 	if st.Refused != "" {
@@ -51,35 +51,32 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		}
 		stmt += "."
 	}
-	bottom := lineHeight(&r.text)*3 + pad
-	left := 64 * u
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - 8*u, H: full.H - y - bottom - 30*u}
-	r.paragraph(screen, &r.title, stmt, x, full.H-bottom+6*u, w, th.Text)
-	// Log–log axes: ε a decade beyond the sweep's range each side, error
-	// 1e−17…1.
-	ex0 := math.Floor(math.Log10(slices.Min(experiment.SweepNoise))) - 1
-	ex1 := math.Ceil(math.Log10(slices.Max(experiment.SweepNoise))) + 1
-	const ey0, ey1 = -17.0, 0.5
-	tx := func(e float64) float64 { return plot.X + (math.Log10(e)-ex0)/(ex1-ex0)*plot.W }
-	ty := func(e float64) float64 { return plot.Y + (ey1-math.Log10(e))/(ey1-ey0)*plot.H }
+	// Log–log axes (scene.SweepAxes): ε a decade beyond the sweep's range
+	// each side, error 1e−17…10^0.5.
+	ax := scene.NewSweepAxes(p, y, r.ty)
+	plot := ax.Plot
+	r.paragraph(screen, &r.title, stmt, x, ax.Statement, w, th.Text)
+	ex0, ex1, ey0 := ax.EX0, ax.EX1, ax.EY0
+	tx, ty := ax.X, ax.Y
 	dst := clip(screen, plot, 0)
 	defer r.clipTo(plot)
+	decade := func(k int) string { return strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1) }
+	var xs, ys []tick
 	for k := int(ex0); k <= int(ex1); k++ {
-		px := tx(math.Pow(10, float64(k)))
-		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, th.Grid)
+		t := tick{px: tx(math.Pow(10, float64(k)))}
 		if slices.ContainsFunc(experiment.SweepNoise, func(e float64) bool { return math.Abs(math.Log10(e)-float64(k)) < 1e-6 }) { // the ε of the sweep
-			s := strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1)
-			r.lab.put(screen, &r.text, s, px-widthOf(&r.text, s)/2, plot.Y+plot.H+4*u, mc)
+			t.label = decade(k)
 		}
+		xs = append(xs, t)
 	}
 	for k := int(ey0); k <= 0; k++ {
-		py := ty(math.Pow(10, float64(k)))
-		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, th.Grid)
+		t := tick{px: ty(math.Pow(10, float64(k)))}
 		if k%2 == 0 {
-			s := strings.Replace(fmt.Sprintf("1e%d", k), "-", "−", 1)
-			r.lab.put(screen, &r.text, s, plot.X-widthOf(&r.text, s)-4*u, py-lineHeight(&r.text)/2, mc)
+			t.label = decade(k)
 		}
+		ys = append(ys, t)
 	}
+	r.grid(screen, plot, xs, ys, th)
 	r.plotFrame(screen, plot, "oracle accuracy ε (log)", th) // the grid under the frame
 	r.under.put(dst, &r.text, "largest relative error of W_h, v_h (log)", plot.X+6*u, plot.Y+4*u, mc)
 	// Slope-1 reference through the first median.

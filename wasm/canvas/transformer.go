@@ -75,12 +75,9 @@ func unitColor(th scene.Theme, k int) (c [4]uint8) {
 
 func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	narrow := full.W < 560*u
-	if narrow {
-		pad = 10 * u
-	}
-	x, y, w := pad, pad, full.W-2*pad
+	f := scene.NewStepFrame(full, u, scene.TransformerSide)
+	narrow := f.Narrow
+	x, y, w := f.Pad, f.Pad, f.W()
 	mc := muted(th)
 	head := fmt.Sprintf("Step %d of %d", sc.Step(), sc.Steps())
 	if sc.Computing() {
@@ -106,14 +103,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	r.lab.put(screen, &r.text, what, hx, y+(lineHeight(&r.title)-lineHeight(&r.text))/2, mc)
 	y += lineHeight(&r.title) + 6*u
 
-	if sc.NetErr != nil {
-		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
-		return
-	}
-	if sc.Computing() {
-		f := sc.Progress()
-		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%. Every step after that is instant; changing the set-up starts afresh.", int(100*f)), x, y+8*u, w, mc)
-		r.progressBar(x, y, w, f, th)
+	if r.drawNoRun(screen, sc, x, y, w, th, ". Every step after that is instant; changing the set-up starts afresh.") {
 		return
 	}
 	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
@@ -132,33 +122,30 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, mc)
 		}
 		y = r.drawStrip(screen, rec, v, hasV, x, y, w, th) + 8*u
-		left := 58 * u
-		if narrow {
-			left = 46 * u
-		}
-		plot := scene.Rect{X: x + left, Y: y, W: w - left, H: math.Max(60*u, full.H-y-pad-26*u)}
+		plot, _ := sc.StepsLayout(f, y, r.ty)
 		r.drawPlot(screen, rec, v, hasV, plot, th)
 		return
 	}
-	side := 0.0
-	if full.W >= 900*u {
-		side = 280 * u
-	}
-	left := 58 * u
-	if narrow {
-		left = 46 * u
-	}
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 4*lineHeight(&r.text) - 8*u}
-	if side == 0 {
-		plot.H -= 4 * lineHeight(&r.text)
-	}
-	plot.H = math.Max(60*u, plot.H)
+	plot, list := sc.StepsLayout(f, y, r.ty)
 	r.drawLine(screen, sc, plot, th)
-	if side > 0 {
-		r.drawUnitList(screen, sc, scene.Rect{X: plot.X + plot.W + 16*u, Y: y, W: side, H: plot.H}, th)
-	} else {
-		r.drawUnitList(screen, sc, scene.Rect{X: x, Y: plot.Y + plot.H + 4*lineHeight(&r.text) + 8*u, W: w, H: 4 * lineHeight(&r.text)}, th)
+	r.drawUnitList(screen, sc, list, th)
+}
+
+// drawNoRun draws why there is no run to show yet, if there is none: the
+// network could not be drawn, or the run is computed (its progress, with
+// more after the percentage). It reports whether it drew.
+func (r *transformerRenderer) drawNoRun(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme, more string) bool {
+	switch {
+	case sc.NetErr != nil:
+		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
+	case sc.Computing():
+		f := sc.Progress()
+		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f))+more, x, y+8*r.u, w, muted(th))
+		r.progressBar(x, y, w, f, th)
+	default:
+		return false
 	}
+	return true
 }
 
 // drawTCounter draws the queries of both phases against their yardsticks:
@@ -203,31 +190,18 @@ func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Trans
 func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transformer, plot scene.Rect, th scene.Theme) {
 	u := r.u
 	mc := muted(th)
-	lo, hi := sc.LineRange()
-	ax := scene.LineAxes{Plot: plot, Y0: lo, Y1: hi}
+	ax := sc.LineAxes(plot)
 	r.axes, r.axesShown = ax, true
 	r.marks = sc.Marks()
 	dst := clip(screen, plot, 0)
+	var xs, ys []tick
 	for _, t := range ax.TTicks() {
-		px := ax.X(t)
-		c := th.Grid
-		if t == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, c)
-		s := tFmt(t)
-		r.lab.put(screen, &r.text, s, px-widthOf(&r.text, s)/2, plot.Y+plot.H+4*u, mc)
+		xs = append(xs, tick{ax.X(t), t == 0, tFmt(t)})
 	}
 	for _, yv := range ax.YTicks(5) {
-		py := ax.Y(yv)
-		c := th.Grid
-		if yv == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, c)
-		s := tickFmt(yv)
-		r.lab.put(screen, &r.text, s, plot.X-widthOf(&r.text, s)-4*u, py-lineHeight(&r.text)/2, mc)
+		ys = append(ys, tick{ax.Y(yv), yv == 0, tickFmt(yv)})
 	}
+	r.grid(screen, plot, xs, ys, th)
 	r.plotFrame(screen, plot, "t on the line of single tokens p + t·q (axis θ = atan t)", th)
 	r.under.put(dst, &r.text, "F on single tokens (the true network, grey); pieces Λ·φ solved so far", plot.X+6*u, plot.Y+4*u, mc)
 
@@ -383,17 +357,10 @@ func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Trans
 // drawTResult draws the recovered against the true network.
 func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad, y, w := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
-	x := pad
+	p := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
+	pad, x, y, w := p.Pad, p.Pad, p.Top, p.W()
 	mc := muted(th)
-	if sc.NetErr != nil {
-		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
-		return
-	}
-	if sc.Computing() {
-		f := sc.Progress()
-		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f)), x, y+8*u, w, mc)
-		r.progressBar(x, y, w, f, th)
+	if r.drawNoRun(screen, sc, x, y, w, th, "") {
 		return
 	}
 	res := sc.Run.Result

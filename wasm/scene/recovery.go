@@ -44,8 +44,10 @@ type Recovery struct {
 	// cache keeps it): a measurement, shown with the numbers.
 	LearnTime time.Duration
 
-	notices []link.Notice
-	lab     *recoveryLab
+	pair     []int // Pairing, computed when the run arrives
+	pairErrs []float64
+	notices  []link.Notice
+	lab      *recoveryLab
 }
 
 // NewRecovery computes the scene for s. It fails only on a state outside
@@ -109,6 +111,7 @@ func (r *Recovery) finish(run learnRun) {
 			r.Error = e
 		}
 	}
+	r.pairUp()
 	if n := r.Steps(); r.State.Step > n {
 		r.notices = append(r.notices, link.Notice{Key: "step", Value: fmt.Sprint(r.State.Step),
 			Message: fmt.Sprintf("beyond the last step %d of this run; set to %d", n, n)})

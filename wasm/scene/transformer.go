@@ -21,6 +21,11 @@ type Transformer struct {
 	State link.State
 	replay.Transformer
 
+	// The line's range of F and the marks at the step, computed when the
+	// run arrives (LineAxes, Marks).
+	lineLo, lineHi float64
+	marks          []replay.Mark
+
 	notices []link.Notice
 	lab     *transformerLab
 }
@@ -65,7 +70,20 @@ func (t *Transformer) finish(run transformerRun) {
 			Message: fmt.Sprintf("beyond the last step %d of this run; set to %d", n, n)})
 		t.State.Step = n
 	}
+	t.lineLo, t.lineHi = t.LineRange()
+	t.marks = t.Transformer.Marks()
 }
+
+// LineAxes returns the axes of phase B's plot of the line at plot: t on
+// the atan scale, F over the true curve's range with room
+// (replay.Transformer.LineRange).
+func (t *Transformer) LineAxes(plot Rect) LineAxes {
+	return LineAxes{Plot: plot, Y0: t.lineLo, Y1: t.lineHi}
+}
+
+// Marks returns the marks of phase B made by the current step
+// (replay.Transformer.Marks), nil until the run arrives.
+func (t *Transformer) Marks() []replay.Mark { return t.marks }
 
 // Link returns the state the scene was computed from, its step clamped
 // once the run is known.
@@ -134,6 +152,7 @@ func (t *Transformer) PhaseA() (*Recovery, bool) {
 	st.Scene, st.Step, st.View, st.Noise, st.H0 = "recovery", p.Made, "steps", 0, 0
 	r := &Recovery{State: st, Result: &p.Result, Canonical: t.Odd, True: t.Odd, Error: p.Error}
 	r.Options = recovery.DefaultOptions(st.H, st.D)
+	r.pairUp()
 	return r, true
 }
 

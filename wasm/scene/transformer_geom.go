@@ -67,3 +67,30 @@ func HitMark(a LineAxes, marks []replay.Mark, px, py, r float64) int {
 	}
 	return best
 }
+
+// TransformerSide is the width of the unit list beside phase B's plot of
+// the line, in CSS pixels.
+const TransformerSide = 280
+
+// StepsLayout places the step view below y (the header and counters are
+// above). In phase A (and at step 0) it returns the plot of the odd part's
+// rational function, the whole width; in phase B the plot of the line,
+// with the unit list beside it on a wide canvas or under it, four lines of
+// body type high. Plots are at least 60 CSS pixels high.
+func (t *Transformer) StepsLayout(f StepFrame, y float64, ty Type) (plot, list Rect) {
+	u := ty.U
+	if cur, has := t.Current(); !has || replay.InHeads(cur) {
+		plot = f.Plot(y, false, 26*u)
+		plot.H = math.Max(60*u, plot.H)
+		return plot, Rect{}
+	}
+	plot = f.Plot(y, true, 4*ty.Text, 8*u)
+	if f.Side == 0 {
+		plot.H -= 4 * ty.Text
+	}
+	plot.H = math.Max(60*u, plot.H)
+	if f.Side > 0 {
+		return plot, f.Beside(plot, plot.H)
+	}
+	return plot, Rect{X: f.Pad, Y: plot.Y + plot.H + 4*ty.Text + 8*u, W: f.W(), H: 4 * ty.Text}
+}
