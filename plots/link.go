@@ -6,7 +6,7 @@ import (
 
 	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
-	"headlab/wasm/scene"
+	"headlab/numerics/replay"
 	"headlab/web/link"
 )
 
@@ -46,10 +46,9 @@ func ForLink(s link.State, o Options) (Figure, error) {
 			f, err = rfFigure(s, st)
 		}
 	case "transformer":
-		var sc *scene.Transformer
-		if sc, err = TransformerScene(s); err == nil {
-			f, err = TransformerFigure(sc, st)
-			s = sc.Link() // the step clamped to the run's end, as on the page
+		var tr *replay.Transformer
+		if tr, s, err = TransformerReplay(s); err == nil {
+			f, err = TransformerFigure(tr, s.View, st)
 		}
 	default:
 		return Figure{}, fmt.Errorf("plots: no figure for scene %q", s.Scene)
@@ -124,25 +123,18 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	if s.View == "result" || step > len(r.Trace.Queries) {
 		step = len(r.Trace.Queries)
 	}
-	k := max(step, 1) - 1
-	rf, _, ok := r.Trace.Step(k)
-	if !ok || rf < 0 || rf >= len(r.Trace.RFs) {
-		return Figure{}, fmt.Errorf("plots: recovery step %d has no rational function", step)
+	in, err := stepRF(&r.Trace, step)
+	if err != nil {
+		return Figure{}, err
 	}
-	fn := r.Trace.RFs[rf]
-	taken := 0
-	for i, q := range fn.Query {
-		if q < step {
-			taken = i + 1
-		}
-	}
-	in := RF{Name: fn.Name(), N: fn.N, F: fn.F, Taken: taken, Fit: fn.Fit, Heads: fn.Heads,
-		Fitted: len(fn.Fit.Poles) > 0 && len(fn.Fit.Residues) == len(fn.Fit.Poles)}
+	// The figure draws the fit once the RF has one, before all its
+	// samples are made (the canvas waits for them: replay.StepView.Fitted).
+	in.Fitted = replay.HasFit(in.Fit)
 	f, ferr := RationalFit(in, st)
 	if ferr != nil {
 		return Figure{}, ferr
 	}
-	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), fn.Name())
+	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), in.Name)
 	return f, nil
 }
 
@@ -210,4 +202,21 @@ func sweepFigure(s link.State, st Style) (Figure, error) {
 
 func queriesFigure(s link.State, st Style) (Figure, error) {
 	return QueriesVsWidth(Queries{H: max(s.H, s.H0), MaxD: max(16, s.D), Current: s.D}, st)
+}
+
+// stepRF returns the input of RationalFit at a step of a recovery trace
+// (0…its queries): the rational function of the step's query with the
+// samples made by the step (replay.At); at step 0 the first query's, none
+// made.
+func stepRF(tr *recovery.Trace, step int) (RF, error) {
+	v, ok := replay.At(tr, max(step, 1))
+	if !ok {
+		return RF{}, fmt.Errorf("plots: recovery step %d has no rational function", step)
+	}
+	fn := v.RF
+	in := RF{Name: fn.Name(), N: fn.N, F: fn.F, Taken: v.Taken, Fit: fn.Fit, Heads: fn.Heads, Fitted: v.Fitted}
+	if step == 0 {
+		in.Taken, in.Fitted = 0, false
+	}
+	return in, nil
 }

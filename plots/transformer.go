@@ -11,38 +11,45 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"headlab/numerics/experiment"
+	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
-	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
-// TransformerScene computes the Transformer scene of a state with its run
-// made at once (experiment.LearnTransformer, as the page's compute worker
-// makes it): the scene's replay of the run is what the figures draw, so a
-// figure shows what the canvas shows at the same link.
-func TransformerScene(s link.State) (*scene.Transformer, error) {
-	sc, err := scene.NewTransformer(s, scene.NewLocalLab(experiment.Run))
+// TransformerReplay returns the run of a transformer state made at once
+// (experiment.Run, as the page's compute worker makes it), replayed to
+// the state's step (replay.Transformer), and the state as the page shows
+// it: its view the transformer scene's (link.State.TransformerView) and
+// its step clamped to the run's end. The figures draw this replay, as the
+// canvas does, so a figure shows what the canvas shows at the same link.
+func TransformerReplay(s link.State) (*replay.Transformer, link.State, error) {
+	s.View = s.TransformerView()
+	setup := s.Transformer()
+	tr := replay.NewTransformer(setup, s.Step)
+	if tr.NetErr != nil {
+		return nil, s, fmt.Errorf("plots: %w", tr.NetErr)
+	}
+	res, err := experiment.Run(experiment.Context{}, experiment.Job{Kind: experiment.KindTransformer, Transformer: &setup})
 	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		return nil, s, fmt.Errorf("plots: %w", err)
 	}
-	if sc.NetErr != nil {
-		return nil, fmt.Errorf("plots: %w", sc.NetErr)
+	if res.Transformer == nil {
+		return nil, s, fmt.Errorf("plots: the transformer run was not made")
 	}
-	sc.Compute()
-	if sc.Run == nil {
-		return nil, fmt.Errorf("plots: the transformer run was not made")
-	}
-	return sc, nil
+	tr.Finish(*res.Transformer)
+	s.Step = tr.Step()
+	return &tr, s, nil
 }
 
-// TransformerFigure builds the figure of the scene's view: in the result
-// view the recovered against the true parameters (TransformerResult); in
-// the step view, at a step of phase A (or step 0), the rational function
-// of the odd part's current query as the Recovery scene's figure shows
-// it, and at a step of phase B the line of single tokens (TransformerLine).
-func TransformerFigure(sc *scene.Transformer, st Style) (Figure, error) {
-	if sc.State.View == "result" {
+// TransformerFigure builds the figure of a replayed run in a view: in the
+// result view the recovered against the true parameters
+// (TransformerResult); in the step view, at a step of phase A (or step 0),
+// the rational function of the odd part's current query as the Recovery
+// scene's figure shows it, and at a step of phase B the line of single
+// tokens (TransformerLine).
+func TransformerFigure(sc *replay.Transformer, view string, st Style) (Figure, error) {
+	if view == "result" {
 		return TransformerResult(sc, st)
 	}
 	if sc.Phase() == "units" {
@@ -52,27 +59,16 @@ func TransformerFigure(sc *scene.Transformer, st Style) (Figure, error) {
 	if !ok {
 		return Figure{}, fmt.Errorf("plots: the transformer run has no phase A to draw: %v", sc.Failed())
 	}
-	tr := rec.Result.Trace
-	step := max(rec.Step(), 1)
-	k, _, ok := tr.Step(step - 1)
-	if !ok || k < 0 || k >= len(tr.RFs) {
+	in, err := stepRF(&rec.Result.Trace, rec.Step())
+	if err != nil {
 		return Figure{}, fmt.Errorf("plots: transformer step %d has no rational function", sc.Step())
 	}
-	fn := tr.RFs[k]
-	taken := 0
-	for i, q := range fn.Query {
-		if q < rec.Step() {
-			taken = i + 1
-		}
-	}
-	in := RF{Name: fn.Name(), N: fn.N, F: fn.F, Taken: taken, Fit: fn.Fit, Heads: fn.Heads,
-		Fitted: taken == len(fn.N) && len(fn.Fit.Poles) > 0 && len(fn.Fit.Residues) == len(fn.Fit.Poles)}
 	f, err := RationalFit(in, st)
 	if err != nil {
 		return Figure{}, err
 	}
 	f.Name = "transformer-heads"
-	f.Title = fmt.Sprintf("Transformer step %d of %d, phase A: rational function %s of the odd part F(X) − F(−X)", sc.Step(), sc.Steps(), fn.Name())
+	f.Title = fmt.Sprintf("Transformer step %d of %d, phase A: rational function %s of the odd part F(X) − F(−X)", sc.Step(), sc.Steps(), in.Name)
 	return f, nil
 }
 
@@ -103,7 +99,7 @@ func (atanTicks) Ticks(min, max float64) []plot.Tick {
 // solved so far, the kinks found, coloured by their unit once identified,
 // and the local solves and side queries as marks; the horizontal axis is
 // θ = atan t, labelled with t.
-func TransformerLine(sc *scene.Transformer, st Style) (Figure, error) {
+func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 	if err := st.validate(); err != nil {
 		return Figure{}, err
 	}
@@ -228,7 +224,7 @@ func TransformerLine(sc *scene.Transformer, st Style) (Figure, error) {
 // odd part's values w_h of each head (phase A), and each unit's
 // single-token direction c = Σ_h η_h with its sign (phase B) — on the
 // diagonal when they agree; its title gives the largest held-out |ΔF|.
-func TransformerResult(sc *scene.Transformer, st Style) (Figure, error) {
+func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 	if err := st.validate(); err != nil {
 		return Figure{}, err
 	}

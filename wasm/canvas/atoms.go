@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"image"
 	"image/color"
 	"math"
 	"math/big"
@@ -100,11 +99,8 @@ func (r *atomsRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	if l.Unit == 0 {
 		return
 	}
-	// Each panel draws into a sub-image of its own rectangle: same
-	// coordinates, but text that does not fit is cut at the panel's edge.
-	clip := func(img *ebiten.Image, rc scene.Rect) *ebiten.Image {
-		return img.SubImage(image.Rect(int(rc.X), int(rc.Y), int(math.Ceil(rc.X+rc.W))+1, int(math.Ceil(rc.Y+rc.H))+1)).(*ebiten.Image)
-	}
+	// Each panel draws into a sub-image of its own rectangle, a pixel
+	// larger: text that does not fit is cut at the panel's edge.
 	w, h := screen.Bounds().Dx(), screen.Bounds().Dy()
 	if r.cache == nil || r.cache.Bounds().Dx() != w || r.cache.Bounds().Dy() != h {
 		if r.cache != nil {
@@ -118,16 +114,16 @@ func (r *atomsRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 		r.cache.Clear()
 		// The panels do not overlap, so one round of calls draws them all;
 		// each label is cut at its own panel's edge.
-		r.drawHeader(clip(r.cache, l.Header), a, sc, l, th)
-		r.drawHeads(clip(r.cache, l.Heads), a, sc, l, th)
-		r.drawFused(clip(r.cache, l.Fused), a, sc, l, th)
-		r.drawCurve(clip(r.cache, l.Curve), a, sc, l, th)
+		r.drawHeader(clip(r.cache, l.Header, 1), a, sc, l, th)
+		r.drawHeads(clip(r.cache, l.Heads, 1), a, sc, l, th)
+		r.drawFused(clip(r.cache, l.Fused, 1), a, sc, l, th)
+		r.drawCurve(clip(r.cache, l.Curve, 1), a, sc, l, th)
 		r.flush(r.cache)
 		r.cacheKey = key
 	}
 	screen.DrawImage(r.cache, nil)
-	r.drawCosts(clip(screen, l.Costs), a, sc, l, th)
-	r.flush(clip(screen, l.Costs))
+	r.drawCosts(clip(screen, l.Costs, 1), a, sc, l, th)
+	r.flush(clip(screen, l.Costs, 1))
 }
 
 // flush draws what the panels collected onto dst in four calls or runs of
@@ -159,34 +155,6 @@ func textWidth(a *app, s string) float64 {
 		return 0
 	}
 	return float64(img.Bounds().Dx())
-}
-
-// wrap splits s into lines of at most n characters at spaces.
-func wrap(s string, n int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		if line != "" && len([]rune(line))+1+len([]rune(w)) > n {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-func muted(th scene.Theme) color.RGBA {
-	if th.Dark {
-		return color.RGBA{0xa9, 0xb0, 0xbc, 0xff}
-	}
-	return color.RGBA{0x55, 0x5b, 0x66, 0xff}
 }
 
 // panelBox adds a panel's frame, inside its rectangle.
@@ -523,7 +491,7 @@ func (r *atomsRenderer) drawHistogram(dst *ebiten.Image, a *app, sc *scene.Atoms
 	t := &r.over
 	y := hr.Y + 2*u
 	if !sc.Built {
-		for _, line := range wrap(sc.Refused, int(hr.W/(6.6*u))) {
+		for _, line := range wrapChars(sc.Refused, int(hr.W/(6.6*u))) {
 			labelW(t, dst, a, line, hr.X+8*u, y, th.Query)
 			y += 15 * u
 		}

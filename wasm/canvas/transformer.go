@@ -11,6 +11,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/experiment"
+	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
 	"headlab/wasm/scene"
@@ -28,7 +29,7 @@ type transformerRenderer struct {
 	recoveryRenderer
 	axes      scene.LineAxes
 	axesShown bool
-	marks     []scene.Mark
+	marks     []replay.Mark
 	hoverMark int
 }
 
@@ -74,13 +75,10 @@ func unitColor(th scene.Theme, k int) (c [4]uint8) {
 
 func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad := 16 * u
-	narrow := full.W < 560*u
-	if narrow {
-		pad = 10 * u
-	}
-	x, y, w := pad, pad, full.W-2*pad
-	muted := recMuted(th)
+	f := scene.NewStepFrame(full, u, scene.TransformerSide)
+	narrow := f.Narrow
+	x, y, w := f.Pad, f.Pad, f.W()
+	mc := muted(th)
 	head := fmt.Sprintf("Step %d of %d", sc.Step(), sc.Steps())
 	if sc.Computing() {
 		head = "Computing the run…"
@@ -89,7 +87,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 	cur, has := sc.Current()
 	what := "phase A: the heads from F(X) − F(−X) · phase B: the units along a line"
 	if has {
-		if scene.InHeads(cur) {
+		if replay.InHeads(cur) {
 			what = "phase A · " + cur.Kind.String() + " of G(X) = F(X) − F(−X)"
 		} else {
 			what = "phase B · " + cur.Kind.String()
@@ -99,24 +97,17 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 		}
 	}
 	if narrow {
-		y += recHeight(&r.title)
+		y += lineHeight(&r.title)
 		hx = x
 	}
-	r.lab.put(screen, &r.text, what, hx, y+(recHeight(&r.title)-recHeight(&r.text))/2, muted)
-	y += recHeight(&r.title) + 6*u
+	r.lab.put(screen, &r.text, what, hx, y+(lineHeight(&r.title)-lineHeight(&r.text))/2, mc)
+	y += lineHeight(&r.title) + 6*u
 
-	if sc.NetErr != nil {
-		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
-		return
-	}
-	if sc.Computing() {
-		f := sc.Progress()
-		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%. Every step after that is instant; changing the set-up starts afresh.", int(100*f)), x, y+8*u, w, muted)
-		r.progressBar(x, y, w, f, th)
+	if r.drawNoRun(screen, sc, x, y, w, th, ". Every step after that is instant; changing the set-up starts afresh.") {
 		return
 	}
 	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
-	if !has || scene.InHeads(cur) {
+	if !has || replay.InHeads(cur) {
 		rec, ok := sc.PhaseA()
 		if !ok {
 			msg := "Phase A made no value of the odd part."
@@ -128,36 +119,33 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 		}
 		v, hasV := rec.View()
 		if !hasV && has && cur.Kind == transformer.ResidualValue {
-			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, muted)
+			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, mc)
 		}
 		y = r.drawStrip(screen, rec, v, hasV, x, y, w, th) + 8*u
-		left := 58 * u
-		if narrow {
-			left = 46 * u
-		}
-		plot := scene.Rect{X: x + left, Y: y, W: w - left, H: math.Max(60*u, full.H-y-pad-26*u)}
+		plot, _ := sc.StepsLayout(f, y, r.ty)
 		r.drawPlot(screen, rec, v, hasV, plot, th)
 		return
 	}
-	side := 0.0
-	if full.W >= 900*u {
-		side = 280 * u
-	}
-	left := 58 * u
-	if narrow {
-		left = 46 * u
-	}
-	plot := scene.Rect{X: x + left, Y: y, W: w - left - side - boolF(side > 0)*16*u, H: full.H - y - pad - 4*recHeight(&r.text) - 8*u}
-	if side == 0 {
-		plot.H -= 4 * recHeight(&r.text)
-	}
-	plot.H = math.Max(60*u, plot.H)
+	plot, list := sc.StepsLayout(f, y, r.ty)
 	r.drawLine(screen, sc, plot, th)
-	if side > 0 {
-		r.drawUnitList(screen, sc, scene.Rect{X: plot.X + plot.W + 16*u, Y: y, W: side, H: plot.H}, th)
-	} else {
-		r.drawUnitList(screen, sc, scene.Rect{X: x, Y: plot.Y + plot.H + 4*recHeight(&r.text) + 8*u, W: w, H: 4 * recHeight(&r.text)}, th)
+	r.drawUnitList(screen, sc, list, th)
+}
+
+// drawNoRun draws why there is no run to show yet, if there is none: the
+// network could not be drawn, or the run is computed (its progress, with
+// more after the percentage). It reports whether it drew.
+func (r *transformerRenderer) drawNoRun(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme, more string) bool {
+	switch {
+	case sc.NetErr != nil:
+		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
+	case sc.Computing():
+		f := sc.Progress()
+		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f))+more, x, y+8*r.u, w, muted(th))
+		r.progressBar(x, y, w, f, th)
+	default:
+		return false
 	}
+	return true
 }
 
 // drawTCounter draws the queries of both phases against their yardsticks:
@@ -165,7 +153,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 // units; it returns the y below.
 func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme) float64 {
 	u := r.u
-	muted := recMuted(th)
+	mc := muted(th)
 	c := sc.Counts()
 	res := sc.Run.Result
 	line := fmt.Sprintf("queries %d · units found %d of K = %d · longest query %d of 2H+1 = %d", c.Queries, c.Units, sc.State.Units, res.MaxLength, 2*sc.State.H+1)
@@ -176,17 +164,17 @@ func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Trans
 		bw = w
 	}
 	bar := func(bx, by float64, name string, got, total, yard int, yardName string) float64 {
-		r.lab.put(screen, &r.text, fmt.Sprintf("%s %d of %d", name, got, total), bx, by, muted)
-		by += recHeight(&r.text) + 2*u
+		r.lab.put(screen, &r.text, fmt.Sprintf("%s %d of %d", name, got, total), bx, by, mc)
+		by += lineHeight(&r.text) + 2*u
 		top := float64(max(total, yard, 1)) * 1.05
 		bh := 10 * u
 		r.flat.rect(bx, by, bw, bh, th.Grid)
-		r.flat.rect(bx, by, bw*float64(got)/top, bh, recAccent(th))
+		r.flat.rect(bx, by, bw*float64(got)/top, bh, accent(th))
 		mx := bx + bw*float64(yard)/top
 		r.smooth.line(mx, by-3*u, mx, by+bh+3*u, 2*u, th.Text)
-		tw := recWidth(&r.text, yardName)
-		r.lab.put(screen, &r.text, yardName, math.Max(bx, math.Min(mx-tw/2, bx+bw-tw)), by+bh+3*u, muted)
-		return by + bh + 3*u + recHeight(&r.text)
+		tw := widthOf(&r.text, yardName)
+		r.lab.put(screen, &r.text, yardName, math.Max(bx, math.Min(mx-tw/2, bx+bw-tw)), by+bh+3*u, mc)
+		return by + bh + 3*u + lineHeight(&r.text)
 	}
 	y1 := bar(x, y, "heads", c.Head, res.HeadQueries, sc.HeadBound(), fmt.Sprintf("2·schedule = %d", sc.HeadBound()))
 	bx, by := x+bw+gap, y
@@ -201,34 +189,21 @@ func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Trans
 // θ = atan t, the pieces found so far, and the marks.
 func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transformer, plot scene.Rect, th scene.Theme) {
 	u := r.u
-	muted := recMuted(th)
-	lo, hi := sc.LineRange()
-	ax := scene.LineAxes{Plot: plot, Y0: lo, Y1: hi}
+	mc := muted(th)
+	ax := sc.LineAxes(plot)
 	r.axes, r.axesShown = ax, true
 	r.marks = sc.Marks()
-	clip := recClip(screen, plot)
+	dst := clip(screen, plot, 0)
+	var xs, ys []tick
 	for _, t := range ax.TTicks() {
-		px := ax.X(t)
-		c := th.Grid
-		if t == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(px, plot.Y, px, plot.Y+plot.H, u, c)
-		s := tFmt(t)
-		r.lab.put(screen, &r.text, s, px-recWidth(&r.text, s)/2, plot.Y+plot.H+4*u, muted)
+		xs = append(xs, tick{ax.X(t), t == 0, tFmt(t)})
 	}
 	for _, yv := range ax.YTicks(5) {
-		py := ax.Y(yv)
-		c := th.Grid
-		if yv == 0 {
-			c = th.Axis
-		}
-		r.clipFlat.line(plot.X, py, plot.X+plot.W, py, u, c)
-		s := recTick(yv)
-		r.lab.put(screen, &r.text, s, plot.X-recWidth(&r.text, s)-4*u, py-recHeight(&r.text)/2, muted)
+		ys = append(ys, tick{ax.Y(yv), yv == 0, tickFmt(yv)})
 	}
+	r.grid(screen, plot, xs, ys, th)
 	r.plotFrame(screen, plot, "t on the line of single tokens p + t·q (axis θ = atan t)", th)
-	r.under.put(clip, &r.text, "F on single tokens (the true network, grey); pieces Λ·φ solved so far", plot.X+6*u, plot.Y+4*u, muted)
+	r.under.put(dst, &r.text, "F on single tokens (the true network, grey); pieces Λ·φ solved so far", plot.X+6*u, plot.Y+4*u, mc)
 
 	// The true F, thin and muted: what the learner does not see.
 	var pts [][2]float64
@@ -236,7 +211,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		t := ax.T(px)
 		pts = append(pts, [2]float64{px, ax.Y(sc.TrueF(t))})
 	}
-	r.clipSmooth.polyline(pts, 1.5*u, recMix(th.Background, muted, 0.55))
+	r.clipSmooth.polyline(pts, 1.5*u, mix(th.Background, mc, 0.55))
 
 	// Each piece over the stretch between its neighbouring kinks.
 	kinks := []float64{math.Inf(-1)}
@@ -268,7 +243,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 			seg = append(seg, [2]float64{px, ax.Y(sc.PieceF(p, t))})
 		}
 		if len(seg) > 1 {
-			r.clipSmooth.polyline(seg, 3*u, recAccent(th))
+			r.clipSmooth.polyline(seg, 3*u, accent(th))
 		}
 	}
 	// The marks: local solves as diamonds on the axis, side and hyperplane
@@ -290,14 +265,14 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 			if m.Unit >= 0 {
 				lbl := fmt.Sprintf("unit %d", m.Unit+1)
 				lx := px + 4*u
-				if lx+recWidth(&r.text, lbl) > plot.X+plot.W {
-					lx = px - 4*u - recWidth(&r.text, lbl)
+				if lx+widthOf(&r.text, lbl) > plot.X+plot.W {
+					lx = px - 4*u - widthOf(&r.text, lbl)
 				}
-				r.under.put(clip, &r.text, lbl, lx, plot.Y+6*u+recHeight(&r.text)*float64(1+nk%4), c)
+				r.under.put(dst, &r.text, lbl, lx, plot.Y+6*u+lineHeight(&r.text)*float64(1+nk%4), c)
 			}
 			nk++
 		case transformer.Probe:
-			c := recAccent(th)
+			c := accent(th)
 			if !m.OK {
 				c = th.Query
 			}
@@ -322,11 +297,11 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		}
 	}
 	if cur.Kind == transformer.SelfCheck {
-		r.under.put(clip, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-recHeight(&r.text)-24*u, th.Query)
+		r.under.put(dst, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-lineHeight(&r.text)-24*u, th.Query)
 	}
 	r.clipTo(plot)
 	legend := "diamonds: local solves (Hd+1 two-token queries) · dots: side and hyperplane queries · dashed: kinks, coloured by unit"
-	r.paragraph(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+2*recHeight(&r.text), plot.W, muted)
+	r.paragraph(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+2*lineHeight(&r.text), plot.W, mc)
 	if r.hoverMark >= 0 && r.hoverMark < len(r.marks) {
 		m := r.marks[r.hoverMark]
 		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, tFmt(m.T))
@@ -336,11 +311,11 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		if m.Unit >= 0 {
 			tip += fmt.Sprintf(", unit %d", m.Unit+1)
 		}
-		tw := recWidth(&r.text, tip) + 12*u
+		tw := widthOf(&r.text, tip) + 12*u
 		tx := math.Min(r.hoverX+14*u, plot.X+plot.W-tw)
 		ty := r.hoverY + 18*u
-		r.top.rect(tx, ty, tw, recHeight(&r.text)+8*u, th.Background)
-		r.top.strokeRect(tx, ty, tw, recHeight(&r.text)+8*u, u, th.Axis)
+		r.top.rect(tx, ty, tw, lineHeight(&r.text)+8*u, th.Background)
+		r.top.strokeRect(tx, ty, tw, lineHeight(&r.text)+8*u, u, th.Axis)
 		r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
 	}
 }
@@ -348,17 +323,17 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 // drawUnitList lists the units identified so far, in their colours.
 func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Transformer, rc scene.Rect, th scene.Theme) {
 	u := r.u
-	muted := recMuted(th)
+	mc := muted(th)
 	y := rc.Y
 	r.lab.put(screen, &r.text, "Units identified", rc.X, y, th.Text)
-	y += recHeight(&r.text) + 2*u
+	y += lineHeight(&r.text) + 2*u
 	res := sc.Run.Result
 	n := 0
 	for _, m := range sc.Marks() {
 		if m.Kind != transformer.KinkFound || m.Unit < 0 || m.Unit >= len(res.Net.Units) {
 			continue
 		}
-		if y+recHeight(&r.text) > rc.Y+rc.H+recHeight(&r.text) {
+		if y+lineHeight(&r.text) > rc.Y+rc.H+lineHeight(&r.text) {
 			break
 		}
 		un := res.Net.Units[m.Unit]
@@ -371,28 +346,21 @@ func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Trans
 			sign = "−"
 		}
 		r.lab.put(screen, &r.text, fmt.Sprintf("unit %d  %sReLU(η·φ)  at t = %s", m.Unit+1, sign, tFmt(m.T)), rc.X+16*u, y, th.Text)
-		y += recHeight(&r.text)
+		y += lineHeight(&r.text)
 		n++
 	}
 	if n == 0 {
-		r.paragraph(screen, &r.text, "None yet: a unit is identified from the jump D = Λ_right − Λ_left at its kink once every kink is confirmed.", rc.X, y, rc.W, muted)
+		r.paragraph(screen, &r.text, "None yet: a unit is identified from the jump D = Λ_right − Λ_left at its kink once every kink is confirmed.", rc.X, y, rc.W, mc)
 	}
 }
 
 // drawTResult draws the recovered against the true network.
 func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
 	u := r.u
-	pad, y, w := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
-	x := pad
-	muted := recMuted(th)
-	if sc.NetErr != nil {
-		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
-		return
-	}
-	if sc.Computing() {
-		f := sc.Progress()
-		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f)), x, y+8*u, w, muted)
-		r.progressBar(x, y, w, f, th)
+	p := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
+	pad, x, y, w := p.Pad, p.Pad, p.Top, p.W()
+	mc := muted(th)
+	if r.drawNoRun(screen, sc, x, y, w, th, "") {
 		return
 	}
 	res := sc.Run.Result
@@ -404,7 +372,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		}
 		y = r.paragraph(screen, &r.title, title, x, y+8*u, w, th.Query) + 8*u
 		y = r.paragraph(screen, &r.text, "Why: "+err.Error()+".", x, y, w, th.Text) + 8*u
-		r.paragraph(screen, &r.text, "Try another seed, fewer units or a higher precision (prec); the step view shows where it stopped.", x, y, w, muted)
+		r.paragraph(screen, &r.text, "Try another seed, fewer units or a higher precision (prec); the step view shows where it stopped.", x, y, w, mc)
 		return
 	}
 	eq := "equivalent to the truth (transformer.Equivalent)"
@@ -413,23 +381,23 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	}
 	sum := fmt.Sprintf("%d queries: %d for the heads (2·schedule = %d), %d for the units (ideal (K+1)(Hd+1) = %d); longest %d tokens · %d bits (%.0f digits) · %s",
 		res.Queries, res.HeadQueries, sc.HeadBound(), res.UnitQueries, sc.IdealUnits(), res.MaxLength, res.Precision, res.Digits, eq)
-	y = r.paragraph(screen, &r.text, sum, x, y, w, muted) + 4*u
-	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, recSci(sc.Run.Agreement))
+	y = r.paragraph(screen, &r.text, sum, x, y, w, mc) + 4*u
+	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, sciFmt(sc.Run.Agreement))
 	y = r.paragraph(screen, &r.title, agree, x, y, w, th.Text) + 8*u
 
 	// Heads.
 	r.lab.put(screen, &r.text, "Heads (phase A): canonical W_h and the odd part's values w_h", x, y, th.Text)
-	y += recHeight(&r.text) + 2*u
+	y += lineHeight(&r.text) + 2*u
 	pair, errs, err := attention.Pairing(res.Heads.Layer, sc.Odd)
 	for h := range sc.Odd {
 		c := th.HeadColor(h)
 		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
 		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
 		if err == nil && h < len(errs) {
-			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, recSci(errs[h]))
+			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, sciFmt(errs[h]))
 		}
 		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)
-		y += recHeight(&r.text)
+		y += lineHeight(&r.text)
 	}
 	y += 8 * u
 
@@ -440,11 +408,11 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		cols = []float64{x, x + 56*u, x + 130*u, x + 170*u, x + 170*u + (w-230*u)/2, x + w - 60*u}
 	}
 	for i, hname := range []string{"unit", "t", "sign", "true c", "recovered c", "error"} {
-		r.lab.put(screen, &r.text, hname, cols[i], y, muted)
+		r.lab.put(screen, &r.text, hname, cols[i], y, mc)
 	}
-	y += recHeight(&r.text) + 2*u
+	y += lineHeight(&r.text) + 2*u
 	for _, row := range sc.UnitRows() {
-		if y > full.H-pad-recHeight(&r.text) {
+		if y > full.H-pad-lineHeight(&r.text) {
 			break
 		}
 		c := th.Text
@@ -462,8 +430,8 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 			rec = vecFmt(row.C[1])
 		}
 		r.lab.put(screen, &r.text, rec, cols[4], y, th.Text)
-		r.lab.put(screen, &r.text, recSci(row.Err), cols[5], y, th.Text)
-		y += recHeight(&r.text)
+		r.lab.put(screen, &r.text, sciFmt(row.Err), cols[5], y, th.Text)
+		y += lineHeight(&r.text)
 	}
 }
 
@@ -493,5 +461,5 @@ func tFmt(t float64) string {
 	case math.IsInf(t, -1):
 		return "−∞"
 	}
-	return recTick(t)
+	return tickFmt(t)
 }

@@ -1,6 +1,7 @@
 package scene
 
 import (
+	"image"
 	"math"
 )
 
@@ -10,6 +11,13 @@ type Rect struct{ X, Y, W, H float64 }
 // Contains reports whether (x, y) lies in r.
 func (r Rect) Contains(x, y float64) bool {
 	return x >= r.X && x <= r.X+r.W && y >= r.Y && y <= r.Y+r.H
+}
+
+// Pixels returns the whole pixels r covers, grown by margin pixels to the
+// right and bottom: the sub-image a panel draws into, which cuts what
+// does not fit.
+func (r Rect) Pixels(margin int) image.Rectangle {
+	return image.Rect(int(r.X), int(r.Y), int(math.Ceil(r.X+r.W))+margin, int(math.Ceil(r.Y+r.H))+margin)
 }
 
 // Inset returns r shrunk by m on every side (never below zero size).

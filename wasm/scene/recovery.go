@@ -8,6 +8,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
+	"headlab/numerics/replay"
 	"headlab/web/link"
 )
 
@@ -43,8 +44,10 @@ type Recovery struct {
 	// cache keeps it): a measurement, shown with the numbers.
 	LearnTime time.Duration
 
-	notices []link.Notice
-	lab     *recoveryLab
+	pair     []int // Pairing, computed when the run arrives
+	pairErrs []float64
+	notices  []link.Notice
+	lab      *recoveryLab
 }
 
 // NewRecovery computes the scene for s. It fails only on a state outside
@@ -108,6 +111,7 @@ func (r *Recovery) finish(run learnRun) {
 			r.Error = e
 		}
 	}
+	r.pairUp()
 	if n := r.Steps(); r.State.Step > n {
 		r.notices = append(r.notices, link.Notice{Key: "step", Value: fmt.Sprint(r.State.Step),
 			Message: fmt.Sprintf("beyond the last step %d of this run; set to %d", n, n)})
@@ -192,51 +196,18 @@ func (r *Recovery) Step() int { return min(r.State.Step, r.Steps()) }
 // AtEnd reports whether the current step is the run's last.
 func (r *Recovery) AtEnd() bool { return r.Result != nil && r.Step() == r.Steps() }
 
-// StepView is what the step view shows: the rational function of the
-// current query with the samples taken so far.
-type StepView struct {
-	// Index is the RF's index in the trace, RF the RF itself.
-	Index int
-	RF    *recovery.RF
-	// Taken is how many of the RF's samples (in order) have been made by
-	// the current step; Current is the sample index of the current query.
-	Taken, Current int
-	// Fitted reports whether every sample of the RF has been made, so
-	// that its fit is shown.
-	Fitted bool
-	// N is the number of copies of a in the current query (its length
-	// is N+1).
-	N int
-}
-
 // View returns the step view of the current step, and false at step 0 or
 // while computing.
-func (r *Recovery) View() (StepView, bool) {
+func (r *Recovery) View() (replay.StepView, bool) {
 	return r.ViewAt(r.Step())
 }
 
-// ViewAt returns the step view after step queries (1…Steps).
-func (r *Recovery) ViewAt(step int) (StepView, bool) {
-	if r.Result == nil || step < 1 || step > r.Steps() {
-		return StepView{}, false
+// ViewAt returns the step view after step queries (1…Steps; replay.At).
+func (r *Recovery) ViewAt(step int) (replay.StepView, bool) {
+	if r.Result == nil {
+		return replay.StepView{}, false
 	}
-	tr := r.Result.Trace
-	k, sample, ok := tr.Step(step - 1)
-	if !ok || k < 0 || k >= len(tr.RFs) {
-		return StepView{}, false
-	}
-	rf := &tr.RFs[k]
-	v := StepView{Index: k, RF: rf, Current: sample}
-	for i, q := range rf.Query {
-		if q < step {
-			v.Taken = i + 1
-		}
-	}
-	v.Fitted = v.Taken == len(rf.N) && len(rf.Fit.Poles) > 0 && len(rf.Fit.Residues) == len(rf.Fit.Poles)
-	if sample >= 0 && sample < len(rf.N) {
-		v.N = int(rf.N[sample])
-	}
-	return v, true
+	return replay.At(&r.Result.Trace, step)
 }
 
 // MaxLength is the longest query made by the current step.

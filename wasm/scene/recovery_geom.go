@@ -2,10 +2,14 @@ package scene
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
+	"headlab/numerics/recovery"
+	"headlab/numerics/replay"
 )
 
 // RFAxes maps the step view's plot of F(n) to the canvas. The n axis is
@@ -132,18 +136,17 @@ func niceTicks(lo, hi float64, n int) []float64 {
 }
 
 // Pairing returns, for each true canonical head, the recovered head it is
-// compared with (the pairing that minimises the largest head error, as
-// attention.RelativeError uses), and each pair's relative error; nil when
-// the run has no layer or a different number of heads.
-func (r *Recovery) Pairing() (pair []int, errs []float64) {
-	if r.Result == nil || r.Err != nil || len(r.Result.Layer) != len(r.Canonical) {
-		return nil, nil
+// compared with, and each pair's relative error (replay.Pairing, computed
+// when the run arrives); nil when the run has no layer or a different
+// number of heads.
+func (r *Recovery) Pairing() (pair []int, errs []float64) { return r.pair, r.pairErrs }
+
+// pairUp computes the pairing of the run's layer with the canonical one.
+func (r *Recovery) pairUp() {
+	r.pair, r.pairErrs = nil, nil
+	if r.Result != nil && r.Err == nil {
+		r.pair, r.pairErrs = replay.Pairing(r.Result.Layer, r.Canonical)
 	}
-	pair, errs, err := attention.Pairing(r.Result.Layer, r.Canonical)
-	if err != nil {
-		return nil, nil
-	}
-	return pair, errs
 }
 
 // HeatLayout places the result view's heat maps: for each true head a row
@@ -239,4 +242,193 @@ func maxAbsVec(x []float64) float64 {
 		m = math.Max(m, math.Abs(v))
 	}
 	return m
+}
+
+// Type is the canvas's type as the layouts need it: U is one CSS pixel in
+// canvas pixels (times the presentation scale), Title and Text the line
+// heights of the title and the body type.
+type Type struct{ U, Title, Text float64 }
+
+// StepFrame is the frame of a step view, the Recovery scene's and the
+// Transformer's (which draws phase A as the Recovery scene draws a query):
+// the margin, the room left of a plot for its value labels, and the
+// column beside the plot on a wide canvas (Side 0: what it holds goes
+// under the plot).
+type StepFrame struct {
+	Full   Rect
+	U      float64
+	Pad    float64 // the margin on every side
+	Left   float64 // left of a plot, for its value labels
+	Side   float64 // the column beside the plot
+	Narrow bool    // a phone: smaller margins, the header on two lines
+}
+
+// NewStepFrame returns the frame of a step view on a canvas of full's
+// size, with a column side CSS pixels wide beside the plot when the canvas
+// is 900 CSS pixels wide or more.
+func NewStepFrame(full Rect, u, side float64) StepFrame {
+	f := StepFrame{Full: full, U: u, Pad: 16 * u, Left: 58 * u}
+	if full.W < 560*u {
+		f.Narrow, f.Pad, f.Left = true, 10*u, 46*u
+	}
+	if full.W >= 900*u {
+		f.Side = side * u
+	}
+	return f
+}
+
+// W is the width inside the margins.
+func (f StepFrame) W() float64 { return f.Full.W - 2*f.Pad }
+
+// Plot returns a plot from y down to the bottom margin less each of
+// below, as wide as the column beside it leaves (or the whole width when
+// beside is false).
+func (f StepFrame) Plot(y float64, beside bool, below ...float64) Rect {
+	p := Rect{X: f.Pad + f.Left, Y: y, W: f.W() - f.Left, H: f.Full.H - y - f.Pad}
+	if beside && f.Side > 0 {
+		p.W = f.W() - f.Left - f.Side - 16*f.U
+	}
+	for _, b := range below {
+		p.H -= b
+	}
+	return p
+}
+
+// Beside returns the column beside plot, from its top, h high.
+func (f StepFrame) Beside(plot Rect, h float64) Rect {
+	return Rect{X: plot.X + plot.W + 16*f.U, Y: plot.Y, W: f.Side, H: h}
+}
+
+// StepsSide is the width of the pole table beside the step view's plot,
+// in CSS pixels.
+const StepsSide = 320
+
+// StepsLayout places the step view's plot of F(n) and its pole table
+// below y (the header, counter and query strip are above): the table
+// beside the plot on a wide canvas, under it once the RF is fitted, or
+// left out when the plot would be shorter than 80 CSS pixels. The plot
+// keeps 26 CSS pixels under it for its axis labels.
+func (r *Recovery) StepsLayout(f StepFrame, y float64, t Type) (plot, table Rect) {
+	u := t.U
+	tableH := 0.0
+	if v, has := r.View(); f.Side == 0 && has && v.Fitted {
+		link := 0.0
+		if v.RF.Kind == recovery.Link {
+			link = 1
+		}
+		tableH = float64(len(v.RF.P))*t.Text*(1+link) + t.Text*4.6
+	}
+	plot = f.Plot(y, true, 26*u, tableH)
+	if plot.H < 80*u {
+		plot.H = math.Max(40*u, f.Full.H-y-f.Pad-26*u)
+		tableH = 0
+	}
+	switch {
+	case f.Side > 0:
+		table = f.Beside(plot, plot.H+26*u)
+	case tableH > 0:
+		// Under the plot's axis labels; its last lines can fall off a
+		// short canvas, where they are cut at the canvas's edge.
+		table = Rect{X: f.Pad, Y: plot.Y + plot.H + 10*u + 2*t.Text, W: f.W(), H: tableH}
+		table.H = math.Min(table.H, f.Full.H-table.Y)
+		if table.H <= 0 {
+			table = Rect{}
+		}
+	}
+	return plot, table
+}
+
+// Panel is the frame of the result, sweep and modes views: a margin of
+// 16 CSS pixels, the title at its top left, the rest below it.
+type Panel struct {
+	Full Rect
+	U    float64
+	Pad  float64
+	Top  float64 // the y under the title
+}
+
+// NewPanel returns the panel of a canvas of full's size.
+func NewPanel(full Rect, t Type) Panel {
+	pad := 16 * t.U
+	return Panel{Full: full, U: t.U, Pad: pad, Top: pad + t.Title + 4*t.U}
+}
+
+// W is the width inside the margins.
+func (p Panel) W() float64 { return p.Full.W - 2*p.Pad }
+
+// ResultLayout places the result view's heat maps below y (the title and
+// the run's summary are above): a line of column titles, then a row per
+// canonical head, leaving a line at the bottom for the colour legend.
+func (r *Recovery) ResultLayout(p Panel, y float64, t Type) HeatLayout {
+	area := Rect{X: p.Pad, Y: y + t.Text + 4*t.U, W: p.W(), H: p.Full.H - y - t.Text - 2*p.Pad - t.Text}
+	return NewHeatLayout(area, r.State.D, len(r.Canonical), t.U)
+}
+
+// CellRect returns the rectangle of a heat-map cell: head h, side 0 (true)
+// or 1 (recovered), row i (D for v), column j.
+func (l HeatLayout) CellRect(h, side, i, j int) Rect {
+	y := l.W[h][side][1] + float64(i)*l.Cell
+	if i == l.D {
+		y = l.VY(h)
+	}
+	return Rect{X: l.W[h][side][0] + float64(j)*l.Cell, Y: y, W: l.Cell, H: l.Cell}
+}
+
+// SweepAxes maps the noise sweep's log–log plot to the canvas: ε a decade
+// beyond the sweep's range (experiment.SweepNoise) on each side, the
+// error from 1e−17 to 10^0.5.
+type SweepAxes struct {
+	Plot               Rect
+	EX0, EX1, EY0, EY1 float64 // the decades shown
+	Statement          float64 // the y of the statement under the plot
+}
+
+// NewSweepAxes places the sweep's plot below y, leaving three lines and
+// the margin at the bottom for the statement of the largest H.
+func NewSweepAxes(p Panel, y float64, t Type) SweepAxes {
+	left := 64 * t.U
+	bottom := t.Text*3 + p.Pad
+	return SweepAxes{
+		Plot: Rect{X: p.Pad + left, Y: y, W: p.W() - left - 8*t.U, H: p.Full.H - y - bottom - 30*t.U},
+		EX0:  math.Floor(math.Log10(slices.Min(experiment.SweepNoise))) - 1,
+		EX1:  math.Ceil(math.Log10(slices.Max(experiment.SweepNoise))) + 1,
+		EY0:  -17, EY1: 0.5,
+		Statement: p.Full.H - bottom + 6*t.U,
+	}
+}
+
+// X returns the pixel column of the accuracy e.
+func (a SweepAxes) X(e float64) float64 {
+	return a.Plot.X + (math.Log10(e)-a.EX0)/(a.EX1-a.EX0)*a.Plot.W
+}
+
+// Y returns the pixel row of the error e.
+func (a SweepAxes) Y(e float64) float64 {
+	return a.Plot.Y + (a.EY1-math.Log10(e))/(a.EY1-a.EY0)*a.Plot.H
+}
+
+// ModesAxes maps the modes view's plot of query counts over d = 1…MaxD,
+// log-scaled from 1 to 1.5 times the paper's count at MaxD.
+type ModesAxes struct {
+	Plot Rect
+	MaxD int
+	YMax float64 // log10 of the top count
+}
+
+// NewModesAxes places the modes view's plot below y, leaving two lines
+// and the margin at the bottom; false when it would be shorter than 60
+// CSS pixels.
+func NewModesAxes(p Panel, y float64, t Type, heads, d int) (ModesAxes, bool) {
+	left := 58 * t.U
+	a := ModesAxes{Plot: Rect{X: p.Pad + left, Y: y, W: p.W() - left - 8*t.U, H: p.Full.H - y - p.Pad - 2*t.Text}, MaxD: max(16, d)}
+	a.YMax = math.Log10(float64(recovery.PaperQueries(heads, a.MaxD)) * 1.5)
+	return a, a.Plot.H >= 60*t.U
+}
+
+// X returns the pixel column of the width d.
+func (a ModesAxes) X(d int) float64 { return a.Plot.X + float64(d-1)/float64(a.MaxD-1)*a.Plot.W }
+
+// Y returns the pixel row of the count n.
+func (a ModesAxes) Y(n int) float64 {
+	return a.Plot.Y + (a.YMax-math.Log10(float64(n)))/a.YMax*a.Plot.H
 }

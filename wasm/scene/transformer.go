@@ -2,13 +2,10 @@ package scene
 
 import (
 	"fmt"
-	"math"
-
-	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
-	"headlab/numerics/experiment"
 	"headlab/numerics/recovery"
+	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/web/link"
 )
@@ -16,24 +13,18 @@ import (
 // Transformer is the Transformer scene computed from a state (MATH.md
 // §3.7): a one-layer Transformer drawn from the seed, the run of
 // transformer.Learn that recovers it from value queries (in the compute
-// worker), and the step of that run the state asks for. Step k shows the
-// run after its first k recorded steps (transformer.Result.Steps): in phase
-// A a value of the odd part G, drawn as the Recovery scene draws a query;
-// in phase B the line of single tokens with the pieces, kinks and units
-// found so far. Step 0 shows nothing done; the last step the whole run.
-// plots.ForLink follows the same convention.
+// worker), and that run replayed to the step the state asks for
+// (replay.Transformer: its network, odd part, run and steps). Step k shows
+// the run after its first k recorded steps; plots.ForLink draws the same
+// replay.
 type Transformer struct {
 	State link.State
-	// Setup is the run's set-up (link.State.Transformer), Net the true
-	// network it draws; NetErr is why no network could be drawn.
-	Setup  experiment.Transformer
-	Net    transformer.Network
-	NetErr error
-	// Odd is the attention layer of the odd part G = F(X) − F(−X) of Net
-	// (heads W_h, values w_h), in canonical form: what phase A recovers.
-	Odd attention.Layer
-	// Run is the finished run, nil while it is computed.
-	Run *experiment.TransformerRun
+	replay.Transformer
+
+	// The line's range of F and the marks at the step, computed when the
+	// run arrives (LineAxes, Marks).
+	lineLo, lineHi float64
+	marks          []replay.Mark
 
 	notices []link.Notice
 	lab     *transformerLab
@@ -49,15 +40,11 @@ func NewTransformer(s link.State, lab *Lab) (*Transformer, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Transformer{State: s, Setup: s.Transformer(), lab: lab.transformer}
-	if s.View != "steps" && s.View != "result" {
+	t := &Transformer{State: s, Transformer: replay.NewTransformer(s.Transformer(), s.Step), lab: lab.transformer}
+	if v := s.TransformerView(); v != s.View {
 		t.notices = append(t.notices, link.Notice{Key: "view", Value: s.View,
-			Message: "the transformer scene has the views steps and result; set to steps"})
-		t.State.View = "steps"
-	}
-	t.Net, t.NetErr = t.Setup.TrueNetwork()
-	if t.NetErr == nil {
-		t.Odd = attention.Canonical(oddLayer(t.Net), CanonicalTol)
+			Message: "the transformer scene has the views steps and result; set to " + v})
+		t.State.View = v
 	}
 	if run, ok := t.lab.run(t.State, false); ok {
 		t.finish(run)
@@ -77,49 +64,26 @@ func (t *Transformer) Compute() {
 
 // finish fills the scene from a run and clamps the step to its end.
 func (t *Transformer) finish(run transformerRun) {
-	t.Run = &run
+	t.Finish(run)
 	if n := t.Steps(); t.State.Step > n {
 		t.notices = append(t.notices, link.Notice{Key: "step", Value: fmt.Sprint(t.State.Step),
 			Message: fmt.Sprintf("beyond the last step %d of this run; set to %d", n, n)})
 		t.State.Step = n
 	}
+	t.lineLo, t.lineHi = t.LineRange()
+	t.marks = t.Transformer.Marks()
 }
 
-// oddLayer returns the attention layer of Net's odd part: G(X) =
-// F(X) − F(−X) = Σ_h w_hᵀ φ_h(X) with w_h = V_h(Σ_k a_k b_k + 2w), since
-// a·ReLU(z) − a·ReLU(−z) = a·z and the readout w is odd already. The
-// residual's share ω·x_N is not a head; phase A removes it before
-// recovery.
-func oddLayer(n transformer.Network) attention.Layer {
-	m := n.Dim()
-	c := make([]float64, m)
-	for _, u := range n.Units {
-		for j := range c {
-			c[j] += u.A * u.B[j]
-		}
-	}
-	for j := range c {
-		if j < len(n.Readout) {
-			c[j] += 2 * n.Readout[j]
-		}
-	}
-	l := make(attention.Layer, len(n.Heads))
-	for h, hd := range n.Heads {
-		d := len(hd.W)
-		w := mat.NewDense(d, d, nil)
-		v := mat.NewVecDense(d, nil)
-		for i := 0; i < d; i++ {
-			w.SetRow(i, hd.W[i])
-			s := 0.0
-			for j := 0; j < m; j++ {
-				s += hd.V[i][j] * c[j]
-			}
-			v.SetVec(i, s)
-		}
-		l[h] = attention.Head{W: w, V: v}
-	}
-	return l
+// LineAxes returns the axes of phase B's plot of the line at plot: t on
+// the atan scale, F over the true curve's range with room
+// (replay.Transformer.LineRange).
+func (t *Transformer) LineAxes(plot Rect) LineAxes {
+	return LineAxes{Plot: plot, Y0: t.lineLo, Y1: t.lineHi}
 }
+
+// Marks returns the marks of phase B made by the current step
+// (replay.Transformer.Marks), nil until the run arrives.
+func (t *Transformer) Marks() []replay.Mark { return t.marks }
 
 // Link returns the state the scene was computed from, its step clamped
 // once the run is known.
@@ -139,96 +103,13 @@ func (t *Transformer) Progress() float64 {
 	return t.lab.progress(t.State)
 }
 
-// Steps is the number of recorded steps of the run (0 while computing).
-func (t *Transformer) Steps() int {
-	if t.Run == nil {
-		return 0
-	}
-	return len(t.Run.Result.Steps)
-}
-
-// Step is the current step, 0…Steps (the state's while computing).
-func (t *Transformer) Step() int {
-	if t.Run == nil {
-		return t.State.Step
-	}
-	return min(t.State.Step, t.Steps())
-}
-
-// AtEnd reports whether the current step is the run's last.
-func (t *Transformer) AtEnd() bool { return t.Run != nil && t.Step() == t.Steps() }
-
-// Done returns the steps made by the current step.
-func (t *Transformer) Done() []transformer.Step {
-	if t.Run == nil {
-		return nil
-	}
-	return t.Run.Result.Steps[:t.Step()]
-}
-
-// Current returns the last step made, and false at step 0.
-func (t *Transformer) Current() (transformer.Step, bool) {
-	done := t.Done()
-	if len(done) == 0 {
-		return transformer.Step{}, false
-	}
-	return done[len(done)-1], true
-}
-
-// InHeads reports whether a step belongs to phase A (the heads).
-func InHeads(s transformer.Step) bool {
-	return s.Kind == transformer.HeadValue || s.Kind == transformer.ResidualValue
-}
-
-// Phase names the current step's phase: "" at step 0, "heads" (phase A)
-// or "units" (phase B).
-func (t *Transformer) Phase() string {
-	s, ok := t.Current()
-	switch {
-	case !ok:
-		return ""
-	case InHeads(s):
-		return "heads"
-	}
-	return "units"
-}
-
-// Counts are the oracle calls made by the current step, by phase, and
-// the units and kinks found.
-type Counts struct {
-	Queries, Head, Unit int
-	Units, Kinks        int
-	Probes, Solves      int // local solves tried, and those that gave a piece
-}
-
-// Counts returns what the current step has made; in the result view,
-// what the whole run made.
-func (t *Transformer) Counts() Counts {
-	var c Counts
-	done := t.Done()
+// Counts returns what the current step has made (replay.CountSteps); in
+// the result view, what the whole run made.
+func (t *Transformer) Counts() replay.Counts {
 	if t.Run != nil && t.State.View == "result" {
-		done = t.Run.Result.Steps
+		return replay.CountSteps(t.Run.Result.Steps)
 	}
-	for _, s := range done {
-		if InHeads(s) {
-			c.Head += s.Calls
-		} else {
-			c.Unit += s.Calls
-		}
-		switch s.Kind {
-		case transformer.UnitFound:
-			c.Units++
-		case transformer.KinkFound:
-			c.Kinks++
-		case transformer.Probe:
-			c.Probes++
-			if s.OK {
-				c.Solves++
-			}
-		}
-	}
-	c.Queries = c.Head + c.Unit
-	return c
+	return replay.CountSteps(t.Done())
 }
 
 // HeadBound is 2·(the schedule's count): phase A's oracle calls, two per
@@ -258,47 +139,21 @@ func (t *Transformer) Blocks() int {
 // (with the residual's block, (H+1)d+1).
 func (t *Transformer) IdealUnits() int { return (t.State.Units + 1) * (t.Blocks()*t.State.D + 1) }
 
-// PhaseA returns the Recovery scene of phase A at the current step: the
-// odd part's run (Result.Heads) with as many of its queries made as the
-// current step has made, so that the Recovery scene's drawing shows it.
-// It returns false when the run has no phase A trace.
+// PhaseA returns the Recovery scene of phase A at the current step
+// (replay.Transformer.PhaseA): the odd part's run with as many of its
+// queries made as the current step has made, so that the Recovery scene's
+// drawing shows it. It returns false when the run has no phase A trace.
 func (t *Transformer) PhaseA() (*Recovery, bool) {
-	if t.Run == nil || len(t.Run.Result.Heads.Trace.Queries) == 0 {
+	p, ok := t.Transformer.PhaseA()
+	if !ok {
 		return nil, false
 	}
-	made := 0
-	for _, s := range t.Done() {
-		if s.Kind == transformer.HeadValue {
-			made = max(made, s.Index+1)
-		}
-	}
 	st := t.State
-	st.Scene, st.Step, st.View, st.Noise, st.H0 = "recovery", made, "steps", 0, 0
-	res := t.Run.Result.Heads
-	r := &Recovery{State: st, Result: &res, Canonical: t.Odd, True: t.Odd, Error: math.Inf(1)}
+	st.Scene, st.Step, st.View, st.Noise, st.H0 = "recovery", p.Made, "steps", 0, 0
+	r := &Recovery{State: st, Result: &p.Result, Canonical: t.Odd, True: t.Odd, Error: p.Error}
 	r.Options = recovery.DefaultOptions(st.H, st.D)
-	if e, err := attention.RelativeError(res.Layer, t.Odd); err == nil && t.Run.Err == nil {
-		r.Error = e
-	}
+	r.pairUp()
 	return r, true
-}
-
-// Failed returns the run's error (a failed condition, or the worker's),
-// nil when it succeeded or is not known yet.
-func (t *Transformer) Failed() error {
-	if t.Run == nil {
-		return nil
-	}
-	return t.Run.Err
-}
-
-// Error is the largest relative |ΔF| of the recovered network on the
-// held-out sequences (NaN while computing or when the run failed).
-func (t *Transformer) Error() float64 {
-	if t.Run == nil || t.Run.Err != nil {
-		return math.NaN()
-	}
-	return t.Run.Agreement
 }
 
 // Facts returns the numbers the scene shows, under the names of the
@@ -333,7 +188,7 @@ func (t *Transformer) Facts() map[string]any {
 	res := t.Run.Result
 	if st, ok := t.Current(); ok {
 		f["kind"] = st.Kind.String()
-		if !InHeads(st) {
+		if !replay.InHeads(st) {
 			f["t"] = finiteOrNil1(st.T)
 		}
 	}
@@ -388,7 +243,7 @@ func (t *Transformer) Describe() string {
 		return fmt.Sprintf("%s: step 0 of %d, nothing queried yet.", head, t.Steps())
 	}
 	where := "phase A, the heads from the odd part F(X) − F(−X)"
-	if !InHeads(st) {
+	if !replay.InHeads(st) {
 		where = fmt.Sprintf("phase B, the units along the line: %s at t = %.4g", st.Kind, st.T)
 	}
 	return fmt.Sprintf("%s: step %d of %d, %s; %d queries, %d units found.", head, t.Step(), t.Steps(), where, c.Queries, c.Units)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"headlab/numerics/experiment"
+	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/web/link"
 )
@@ -76,7 +77,7 @@ func TestTransformerReplay(t *testing.T) {
 	}
 	// Every step: counters only grow, the phases come in order, units are
 	// found one by one.
-	prev := Counts{}
+	prev := replay.Counts{}
 	phaseB := false
 	for k := 0; k <= len(res.Steps); k += 1 + k/20 {
 		sc := transformerScene(t, lab, frag+"&step="+strconv.Itoa(k))
@@ -145,7 +146,7 @@ func TestLineAxesAndHits(t *testing.T) {
 	if a.X(math.Inf(-1)) != 10 || a.X(math.Inf(1)) != 410 || !math.IsInf(a.T(5), -1) {
 		t.Fatal("the ends of the line")
 	}
-	marks := []Mark{{Kind: transformer.Probe, T: 0}, {Kind: transformer.KinkFound, T: 0.01}, {Kind: transformer.Side, T: 2}}
+	marks := []replay.Mark{{Kind: transformer.Probe, T: 0}, {Kind: transformer.KinkFound, T: 0.01}, {Kind: transformer.Side, T: 2}}
 	if i := HitMark(a, marks, a.X(0), 100, 8); i != 1 {
 		t.Fatalf("hit %d, want the kink", i)
 	}

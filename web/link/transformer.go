@@ -11,3 +11,12 @@ func (s State) Transformer() experiment.Transformer {
 	return experiment.Transformer{H: s.H, D: s.D, M: s.M, K: s.Units, Seed: s.Seed,
 		Residual: s.Resid, Readout: s.Readout, Mode: s.Mode, Prec: s.Prec}
 }
+
+// TransformerView returns the view the transformer scene shows for s: its
+// views are steps and result, and any other view shows as steps.
+func (s State) TransformerView() string {
+	if s.View == "result" {
+		return "result"
+	}
+	return "steps"
+}
