@@ -847,12 +847,33 @@
     };
   }
 
+  // viewPicker builds the group of buttons that choose a scene's view (the
+  // link's view key) from views, a list of [key, name]; sync(view) marks the
+  // one shown.
+  function viewPicker(views) {
+    const group = el("div", { class: "rec-views", role: "group" });
+    group.setAttribute("aria-label", "view");
+    for (const [key, name] of views) {
+      const b = el("button", { type: "button", text: name });
+      b.dataset.view = key;
+      b.addEventListener("click", () => set("view", key));
+      group.append(b);
+    }
+    return {
+      group,
+      sync(view) {
+        for (const b of group.children) b.setAttribute("aria-pressed", b.dataset.view === view ? "true" : "false");
+      },
+    };
+  }
+
   // The API a scene module builds its panel with.
   const api = {
     el,
     v,
     numberField,
     stepper,
+    viewPicker,
     setIfIdle,
     setText,
     sci,

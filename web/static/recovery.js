@@ -43,14 +43,7 @@
     const stepper = steps.fieldset;
 
     // Views.
-    els.views = el("div", { class: "rec-views", role: "group" });
-    els.views.setAttribute("aria-label", "view");
-    for (const [key, name] of VIEWS) {
-      const b = el("button", { type: "button", text: name });
-      b.dataset.view = key;
-      b.addEventListener("click", () => api.set("view", key));
-      els.views.append(b);
-    }
+    els.views = api.viewPicker(VIEWS);
 
     // The counter and the result, in words.
     els.counter = el("dl", { class: "rec-counter", id: "rec-counter" });
@@ -114,7 +107,7 @@
     form.addEventListener("submit", (e) => e.preventDefault());
     const out = el("section", { class: "hideable-outputs", "aria-labelledby": "rec-out-title" },
       el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status, els.recompute);
-    panel.replaceChildren(els.views, out, form);
+    panel.replaceChildren(els.views.group, out, form);
   }
 
   // ---- sync ----
@@ -155,7 +148,7 @@
     setText(els.layerText, "True layer: " + parts.join(", ") + " — " + f.trueHeads + " heads in all, " +
       f.canonical + " canonical. Only the canonical form can be recovered from queries, and it is what the learner finds.");
 
-    for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
+    els.views.sync(s.view);
 
     const busy = !!f.computing;
     steps.sync(f, "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));

@@ -38,14 +38,8 @@
     steps = api.stepper("tf-", "transformer", PLAY_MS);
     const stepper = steps.fieldset;
 
-    els.views = el("div", { class: "rec-views", role: "group" });
-    els.views.setAttribute("aria-label", "view");
-    for (const [key, name] of VIEWS) {
-      const b = el("button", { type: "button", text: name });
-      b.dataset.view = key;
-      b.addEventListener("click", () => api.set("view", key));
-      els.views.append(b);
-    }
+    // Views.
+    els.views = api.viewPicker(VIEWS);
 
     els.counter = el("dl", { class: "rec-counter", id: "tf-counter" });
     els.status = el("p", { class: "rec-status", id: "tf-status" });
@@ -82,7 +76,7 @@
     form.addEventListener("submit", (e) => e.preventDefault());
     const out = el("section", { class: "hideable-outputs", "aria-labelledby": "tf-out-title" },
       el("h2", { id: "tf-out-title", text: "Queries" }), els.counter, els.progress, els.status);
-    panel.replaceChildren(els.views, out, form);
+    panel.replaceChildren(els.views.group, out, form);
   }
 
   // ---- sync ----
@@ -106,7 +100,7 @@
       els.prec.append(new Option(s.prec + " bits", String(s.prec)));
     }
     els.prec.value = String(s.prec);
-    for (const b of els.views.children) b.setAttribute("aria-pressed", b.dataset.view === s.view ? "true" : "false");
+    els.views.sync(s.view);
 
     const busy = !!f.computing;
     const where = f.phase === "heads" ? " · phase A" : f.phase === "units" ? " · phase B" : "";
