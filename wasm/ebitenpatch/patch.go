@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Path is ebiten's module path.
@@ -68,8 +69,8 @@ func Resolve(goCmd, dir string) (Module, error) {
 // were checked against.
 func (m Module) Check() error {
 	if m.Replace != nil {
-		return fmt.Errorf("go.mod replaces %s with %s %s; the shader replacements (wasm/ebitenpatch) were checked against %s %s only",
-			Path, m.Replace.Path, m.Replace.Version, Path, Version)
+		return fmt.Errorf("go.mod replaces %s with %s; the shader replacements (wasm/ebitenpatch) were checked against %s %s only",
+			Path, strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version), Path, Version)
 	}
 	if m.Version != Version {
 		return fmt.Errorf("go.mod requires %s %s, but the shader replacements (wasm/ebitenpatch) were checked against %s only: "+
