@@ -87,7 +87,9 @@ func (m Module) Check() error {
 // Files replaced by ours from patchDir (this package's directory), and
 // go.mod and go.sum: headlab's (from modRoot) with ebiten replaced by the
 // copy. It returns the go.mod's path, for go build's -modfile flag, and
-// refuses a module that fails Check.
+// refuses a module that fails Check. A build through the go.mod records the
+// copy's path relative to modRoot: out at the same place in every checkout
+// (build.sh's build/ebitenpatch) gives the same bytes.
 func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 	if err := m.Check(); err != nil {
 		return "", err
@@ -116,7 +118,21 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template.\nreplace %s %s => %s\n", Path, Version, copyDir)
+	// The replacement as a path relative to the module's root, where the go
+	// command resolves it: the linked program records it, and a checkout's
+	// absolute path would make the canvas's bytes differ between checkouts.
+	modRoot, err = filepath.Abs(modRoot)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(modRoot, copyDir)
+	if err != nil {
+		return "", err
+	}
+	if rel = filepath.ToSlash(rel); !strings.HasPrefix(rel, "../") {
+		rel = "./" + rel
+	}
+	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template.\nreplace %s %s => %s\n", Path, Version, rel)
 	modfile := filepath.Join(out, "go.mod")
 	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
 		return "", err
