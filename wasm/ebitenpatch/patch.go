@@ -98,30 +98,23 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.RemoveAll(out); err != nil {
-		return "", err
-	}
-	copyDir := filepath.Join(out, "ebiten")
-	if err := copyTree(m.Dir, copyDir); err != nil {
-		return "", fmt.Errorf("copying %s %s: %w", Path, m.Version, err)
-	}
-	for _, f := range Files {
-		f = filepath.FromSlash(f)
-		if _, err := os.Stat(filepath.Join(copyDir, f)); err != nil {
-			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
-		}
-		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
-			return "", err
-		}
-	}
-	mod, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
+	modRoot, err = filepath.Abs(modRoot)
 	if err != nil {
 		return "", err
 	}
-	// The replacement as a path relative to the module's root, where the go
+	if err := os.RemoveAll(out); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	copyDir := filepath.Join(out, "ebiten")
+	// The go.mod first: it makes out a module of its own at once, which
+	// headlab's ./... patterns (go vet, go test) skip even mid-copy. The
+	// replacement is a path relative to the module's root, where the go
 	// command resolves it: the linked program records it, and a checkout's
 	// absolute path would make the canvas's bytes differ between checkouts.
-	modRoot, err = filepath.Abs(modRoot)
+	mod, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
 	if err != nil {
 		return "", err
 	}
@@ -139,6 +132,18 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 	}
 	if err := copyFile(filepath.Join(modRoot, "go.sum"), filepath.Join(out, "go.sum")); err != nil {
 		return "", err
+	}
+	if err := copyTree(m.Dir, copyDir); err != nil {
+		return "", fmt.Errorf("copying %s %s: %w", Path, m.Version, err)
+	}
+	for _, f := range Files {
+		f = filepath.FromSlash(f)
+		if _, err := os.Stat(filepath.Join(copyDir, f)); err != nil {
+			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
+		}
+		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
+			return "", err
+		}
 	}
 	return modfile, nil
 }
