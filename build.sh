@@ -71,8 +71,15 @@ wasm_exec() { echo "$("$GO" env GOROOT)/lib/wasm/go_js_wasm_exec"; }
 build() {
   need_go
   mkdir -p "$OUT"
+  # The canvas builds against a copy of ebiten whose shaders are written
+  # without text/template (wasm/ebitenpatch, wasm/README.md "Size"); prepare
+  # refuses an ebiten version the replacements were not checked against.
+  say "patching ebiten's shader sources (wasm/ebitenpatch)"
+  local modfile
+  modfile=$("$GO" run ./wasm/ebitenpatch/cmd/prepare -go "$GO" -dir "$OUT/ebitenpatch") ||
+    die "could not patch ebiten for the canvas (see wasm/ebitenpatch)"
   say "compiling the canvas (GOOS=js GOARCH=wasm)"
-  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -modfile "$modfile" -o "$OUT/canvas.wasm" ./wasm/canvas
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
   say "compiling the compute worker (GOOS=js GOARCH=wasm)"

@@ -42,6 +42,7 @@ type harness struct {
 	browser context.Context // a chromedp context whose browser is running
 	chrome  string          // the browser's executable
 	enc     *encodings      // Accept-Encoding headers the server saw
+	served  *requests       // the requests the server served
 
 	firstLoad []string // console problems of the browser's first visit
 }
@@ -72,8 +73,8 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	enc := &encodings{}
-	srv := httptest.NewServer(enc.wrap(handler))
+	enc, served := &encodings{}, &requests{}
+	srv := httptest.NewServer(served.wrap(enc.wrap(handler)))
 	defer srv.Close()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -96,7 +97,7 @@ func run(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("starting %s: %w", chrome, err)
 	}
 	fmt.Fprintf(os.Stderr, "e2e: serving %s at %s; browser %s started in %v\n", site, srv.URL, chrome, time.Since(start).Round(time.Millisecond))
-	h = &harness{site: site, base: srv.URL + "/", browser: browser, chrome: chrome, enc: enc}
+	h = &harness{site: site, base: srv.URL + "/", browser: browser, chrome: chrome, enc: enc, served: served}
 	h.firstLoad = firstLoad(browser, h.base)
 	return m.Run(), nil
 }

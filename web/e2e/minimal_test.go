@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"testing"
 
+	"headlab/wasm/ebitenpatch"
 	"headlab/web/compress"
 	"headlab/web/server"
 )
@@ -57,8 +58,10 @@ const (
 // serveBaseline builds wasm/<pkg> into a temporary site laid out like
 // headlab's (content-hashed wasm, brotli and gzip variants made by
 // web/compress at the settings of web/cmd/site, from the same cache in
-// build/cache) and serves it with web/server.
-func serveBaseline(tb testing.TB, pkg string) baseline {
+// build/cache) and serves it with web/server. With patched, it builds
+// against ebiten patched as the canvas is (wasm/ebitenpatch); without, it
+// builds against ebiten as go.mod requires it.
+func serveBaseline(tb testing.TB, pkg string, patched bool) baseline {
 	tb.Helper()
 	root, err := moduleRoot()
 	if err != nil {
@@ -71,7 +74,21 @@ func serveBaseline(tb testing.TB, pkg string) baseline {
 	if _, err := os.Stat(goCmd); err != nil {
 		goCmd = "go"
 	}
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", wasm, "./wasm/"+pkg)
+	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", wasm}
+	if patched {
+		m, err := ebitenpatch.Resolve(goCmd, root)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// A fixed folder, so that the wasm's bytes, which record it, and
+		// with them its cached brotli variant, stay the same between runs.
+		modfile, err := ebitenpatch.Prepare(m, filepath.Join(root, "wasm", "ebitenpatch"), root, filepath.Join(root, "build", "ebitenpatch-"+pkg))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		args = append(args, "-modfile", modfile)
+	}
+	cmd := exec.Command(goCmd, append(args, "./wasm/"+pkg)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -117,6 +134,6 @@ func serveBaseline(tb testing.TB, pkg string) baseline {
 	}
 	srv := httptest.NewServer(handler)
 	tb.Cleanup(srv.Close)
-	tb.Logf("%s ebiten: %s, %d bytes raw", pkg, name, len(data))
+	tb.Logf("%s ebiten (patched: %v): %s, %d bytes raw", pkg, patched, name, len(data))
 	return baseline{url: srv.URL + "/", dir: dir, name: name}
 }

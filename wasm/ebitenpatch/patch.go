@@ -1,0 +1,178 @@
+// Package ebitenpatch replaces the two files of ebiten that write its
+// built-in shaders with text/template: our copies, in internal/ here at
+// ebiten's own paths, write the same Kage sources byte for byte with plain
+// string code. ebiten's template engine reaches reflect's MethodByName, which
+// makes the linker keep every exported method of every type stored in an
+// interface (all of gonum's BLAS and LAPACK, in the canvas); without it the
+// canvas wasm is about a third smaller (wasm/README.md, "Size").
+//
+// go build's -overlay cannot replace files in the module cache, so Prepare
+// copies ebiten's module into a build folder, writes our files over the
+// copy, and writes a go.mod for go build's -modfile flag that is headlab's
+// with ebiten replaced by the copy; build.sh builds the canvas with it
+// (through cmd/prepare). The replacements are checked against one ebiten
+// version only (Version; patch_test.go proves their output identical to
+// upstream's for every filter and address), and Prepare refuses any other.
+package ebitenpatch
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Path is ebiten's module path.
+const Path = "github.com/hajimehoshi/ebiten/v2"
+
+// Version is the ebiten version whose files the replacements were checked
+// against. go.mod must require exactly this version for the patch to apply.
+const Version = "v2.10.4"
+
+// Files are the replaced files, relative to ebiten's module root; each one's
+// replacement has the same path relative to this package's directory.
+var Files = []string{
+	"internal/builtinshader/shader.go",
+	"internal/colormshader/shader.go",
+}
+
+// Module is ebiten's module as the go command resolves it for headlab.
+type Module struct {
+	Version string
+	Dir     string // the module's files (in the module cache)
+	Replace *struct{ Path, Version string }
+}
+
+// Resolve asks goCmd, run in dir (inside headlab's module), which ebiten
+// module the build uses.
+func Resolve(goCmd, dir string) (Module, error) {
+	cmd := exec.Command(goCmd, "list", "-m", "-json", Path)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return Module{}, fmt.Errorf("go list -m %s: %v\n%s", Path, err, stderr.Bytes())
+	}
+	var m Module
+	if err := json.Unmarshal(out, &m); err != nil {
+		return Module{}, fmt.Errorf("go list -m %s: %v", Path, err)
+	}
+	return m, nil
+}
+
+// Check returns an error unless m is the ebiten release the replacements
+// were checked against.
+func (m Module) Check() error {
+	if m.Replace != nil {
+		return fmt.Errorf("go.mod replaces %s with %s; the shader replacements (wasm/ebitenpatch) were checked against %s %s only",
+			Path, strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version), Path, Version)
+	}
+	if m.Version != Version {
+		return fmt.Errorf("go.mod requires %s %s, but the shader replacements (wasm/ebitenpatch) were checked against %s only: "+
+			"compare ebiten's %v with ours, update ours and Version, and run their test",
+			Path, m.Version, Version, Files)
+	}
+	if m.Dir == "" {
+		return fmt.Errorf("%s %s is not downloaded (go mod download)", Path, m.Version)
+	}
+	return nil
+}
+
+// Prepare writes, in out (emptied first), a copy of ebiten's module m with
+// Files replaced by ours from patchDir (this package's directory), and
+// go.mod and go.sum: headlab's (from modRoot) with ebiten replaced by the
+// copy. It returns the go.mod's path, for go build's -modfile flag, and
+// refuses a module that fails Check. A build through the go.mod records the
+// copy's path relative to modRoot: out at the same place in every checkout
+// (build.sh's build/ebitenpatch) gives the same bytes.
+func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
+	if err := m.Check(); err != nil {
+		return "", err
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	modRoot, err = filepath.Abs(modRoot)
+	if err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	copyDir := filepath.Join(out, "ebiten")
+	// The go.mod first: it makes out a module of its own at once, which
+	// headlab's ./... patterns (go vet, go test) skip even mid-copy. The
+	// replacement is a path relative to the module's root, where the go
+	// command resolves it: the linked program records it, and a checkout's
+	// absolute path would make the canvas's bytes differ between checkouts.
+	mod, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(modRoot, copyDir)
+	if err != nil {
+		return "", err
+	}
+	if rel = filepath.ToSlash(rel); !strings.HasPrefix(rel, "../") {
+		rel = "./" + rel
+	}
+	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template.\nreplace %s %s => %s\n", Path, Version, rel)
+	modfile := filepath.Join(out, "go.mod")
+	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
+		return "", err
+	}
+	if err := copyFile(filepath.Join(modRoot, "go.sum"), filepath.Join(out, "go.sum")); err != nil {
+		return "", err
+	}
+	if err := copyTree(m.Dir, copyDir); err != nil {
+		return "", fmt.Errorf("copying %s %s: %w", Path, m.Version, err)
+	}
+	for _, f := range Files {
+		f = filepath.FromSlash(f)
+		if _, err := os.Stat(filepath.Join(copyDir, f)); err != nil {
+			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
+		}
+		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
+			return "", err
+		}
+	}
+	return modfile, nil
+}
+
+// copyTree copies the regular files under src to dst, writable.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		case d.Type().IsRegular():
+			return copyFile(p, filepath.Join(dst, rel))
+		}
+		return nil
+	})
+}
+
+// copyFile copies the file src to dst, writable.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
