@@ -168,7 +168,7 @@ dist() {
   build
   rm -rf "$dir"
   mkdir -p "$dir"
-  cp -R "$SITE/." "$dir/"
+  cp -Rp "$SITE/." "$dir/" # -p: the server takes a .br older than its file for stale
   say "wrote $dir: serve it from any static host (the .br/.gz files are optional)"
 }
 
