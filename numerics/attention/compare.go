@@ -11,8 +11,9 @@ import (
 
 // RelativeError returns the largest relative error between the heads of got
 // and want under the best pairing of heads: for each pair,
-// max(|W−W'|_max/|W'|_max, |v−v'|_max/|v'|_max), and the pairing minimising the
-// largest of these. Both layers should be canonical (see Canonical). It is
+// max(|W−W'|_∞/|W'|_∞, |v−v'|_max/|v'|_max), where |·|_∞ is the largest
+// absolute row sum (for the vector v, the largest entry), and the pairing
+// minimising the largest of these. Both layers should be canonical (see Canonical). It is
 // an error for the layers to differ in number of heads or width.
 func RelativeError(got, want Layer) (float64, error) {
 	_, errs, err := Pairing(got, want)

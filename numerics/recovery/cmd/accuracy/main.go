@@ -94,7 +94,7 @@ func main() {
 		}
 	}
 	fmt.Println()
-	fmt.Println("Errors are max(|ΔW|_max/|W|_max, |Δv|_max/|v|_max) under the best pairing of heads, over the")
+	fmt.Println("Errors are max(|ΔW|_∞/|W|_∞, |Δv|_max/|v|_max) (|·|_∞ the largest absolute row sum) under the best pairing of heads, over the")
 	fmt.Println("resolved runs; 'unresolved' runs ended in a recovery.Error (a fit float64 cannot resolve, or the")
 	fmt.Println("self-check); 'wrong, unflagged' counts runs returned as results with an error above 1e-3.")
 }
