@@ -26,6 +26,7 @@ type app struct {
 	dirty   bool // the scene or the view changed: rebuild caches and redraw
 	redraw  bool // something on screen changed (a hover, a job's progress): draw again
 	drawn   bool // the current scene reached the screen
+	opened  bool // the host has opened a link: until then nothing is drawn
 	version int  // bumped on every change of state
 	told    int  // the version the host last heard of
 	gfx     graphics
@@ -48,6 +49,7 @@ func (a *app) open(fragment string) []link.Notice {
 	s, notes := link.Parse(fragment)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.opened = true
 	return a.setLocked(s, notes)
 }
 

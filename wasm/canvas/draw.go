@@ -27,7 +27,11 @@ type graphics struct {
 // Draw only draws: it reads the scene and the caches Update left.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.mu.Lock()
-	if !a.redraw && !a.dirty {
+	// Until the host opens its link, the scene is the default one, which a
+	// link to another scene would replace at once: drawing it would cost
+	// a whole first frame (shaders, caches, and under software rendering
+	// a read-back of the canvas) for a picture no one sees.
+	if !a.opened || (!a.redraw && !a.dirty) {
 		a.mu.Unlock()
 		return
 	}

@@ -13,15 +13,24 @@ import (
 	"fmt"
 	"os"
 	"syscall/js"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 )
 
 func main() {
+	// Start-up runs in a few tasks of the page's main thread, which this
+	// frame shares with the host page, rather than in one that blocks it
+	// for its whole length (README.md's Performance table, total blocking
+	// time): package initialisation (ebiten's shader compilation among it)
+	// is one, and each step below ends by handing the thread back.
+	yieldToPage()
 	tabInOrder()
 	app := newApp()
 	app.startComputer()
+	yieldToPage()
 	app.exportBridge()
+	yieldToPage()
 	ebiten.SetWindowTitle("headlab")
 	// The screen is kept between frames and redrawn only when something
 	// changed: under software rendering a full redraw is the whole cost of
@@ -47,3 +56,10 @@ func tabInOrder() {
 		}
 	}
 }
+
+// yieldToPage lets the browser run its other tasks (the host page's input,
+// its rendering, the canvas's host calls) before start-up goes on. Go on
+// wasm hands the thread back to JavaScript whenever every goroutine waits
+// (wasm/README.md, "Start-up on the page's main thread"); a sleep is such
+// a wait.
+func yieldToPage() { time.Sleep(time.Millisecond) }
