@@ -56,6 +56,20 @@ apt_install() { # apt_install PACKAGE...: install Debian packages, once
 
 need_node() { command -v node >/dev/null 2>&1 || apt_install nodejs; }
 
+# need_axe installs axe-core (the accessibility rules Lighthouse runs too)
+# for TestAxe, at a pinned version, into build/node_modules.
+AXE_VERSION=4.14.1
+need_axe() {
+  command -v npm >/dev/null 2>&1 || apt_install npm
+  local axe="$OUT/node_modules/axe-core"
+  if [ "$(node -p "require('$axe/package.json').version" 2>/dev/null)" != "$AXE_VERSION" ]; then
+    say "installing axe-core $AXE_VERSION (npm) for the accessibility test"
+    npm install --prefix "$OUT" --no-save --no-audit --no-fund "axe-core@$AXE_VERSION" >/dev/null ||
+      die "npm install axe-core@$AXE_VERSION failed (is the npm registry reachable?)"
+  fi
+  export HEADLAB_AXE="$axe/axe.min.js"
+}
+
 need_qemu() { command -v qemu-aarch64 >/dev/null 2>&1 || apt_install qemu-user; }
 
 need_chromium() {
@@ -107,6 +121,7 @@ test_all() {
   need_node
   need_qemu
   need_chromium
+  need_axe
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
