@@ -127,9 +127,6 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	if err != nil {
 		return Figure{}, err
 	}
-	// The figure draws the fit once the RF has one, before all its
-	// samples are made (the canvas waits for them: replay.StepView.Fitted).
-	in.Fitted = replay.HasFit(in.Fit)
 	f, ferr := RationalFit(in, st)
 	if ferr != nil {
 		return Figure{}, ferr
