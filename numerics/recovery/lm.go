@@ -117,26 +117,20 @@ type linearised struct {
 	ok   bool
 }
 
-func (sv *solver) linearise(t theta) linearised {
-	nb, ng := len(sv.bsize), sv.ng
-	lin := linearised{jb: make([][]float64, nb), mb: make([]int, nb), bn: make([][]float64, nb), gn: make([]float64, ng), ok: true}
-	for k, s := range sv.bsize {
-		lin.bn[k] = make([]float64, s)
-	}
-	gbuf := make([]float64, ng)
-	type entry struct {
-		pos int
-		g   float64
-	}
-	var loc []entry
+// eachRow walks the rows' weighted gradients at t: for each row it calls
+// local(pos, g) for every entry in the one block of parameters the row
+// touches (pos the position within the block), then row(gbuf, block, e)
+// with the dense global part gbuf (reused: read it, do not keep it), the
+// block (−1 for none) and the weighted residual e = (f(t) − y)/σ. It
+// reports false if a row touched more than one block.
+func (sv *solver) eachRow(t theta, local func(pos int, g float64), row func(gbuf []float64, block int, e float64)) bool {
+	ok := true
+	gbuf := make([]float64, sv.ng)
 	for ri, r := range sv.rows {
 		if ri%256 == 255 {
 			sv.l.tick()
 		}
-		for i := range gbuf {
-			gbuf[i] = 0
-		}
-		loc = loc[:0]
+		clear(gbuf)
 		block := -1
 		y := sv.l.gradient(r.s, r.n, t, func(idx int, g float64) {
 			g /= r.sigma
@@ -146,25 +140,44 @@ func (sv *solver) linearise(t theta) linearised {
 			}
 			if k := sv.blk[idx]; k >= 0 {
 				if block >= 0 && block != k {
-					lin.ok = false
+					ok = false
 					return
 				}
 				block = k
-				loc = append(loc, entry{sv.lpos[idx], g})
+				local(sv.lpos[idx], g)
 			}
 		})
-		e := (y - r.y) / r.sigma
+		row(gbuf, block, (y-r.y)/r.sigma)
+	}
+	return ok
+}
+
+func (sv *solver) linearise(t theta) linearised {
+	nb, ng := len(sv.bsize), sv.ng
+	lin := linearised{jb: make([][]float64, nb), mb: make([]int, nb), bn: make([][]float64, nb), gn: make([]float64, ng), ok: true}
+	for k, s := range sv.bsize {
+		lin.bn[k] = make([]float64, s)
+	}
+	type entry struct {
+		pos int
+		g   float64
+	}
+	var loc []entry
+	lin.ok = sv.eachRow(t, func(pos int, g float64) {
+		loc = append(loc, entry{pos, g})
+	}, func(gbuf []float64, block int, e float64) {
+		defer func() { loc = loc[:0] }()
 		for i, g := range gbuf {
 			lin.gn[i] += float64(g * g)
 		}
 		if block < 0 {
 			if ng == 0 {
-				continue
+				return
 			}
 			lin.free = append(lin.free, gbuf...)
 			lin.free = append(lin.free, -e)
 			lin.mf++
-			continue
+			return
 		}
 		s := sv.bsize[block]
 		w := s + ng + 1
@@ -179,7 +192,7 @@ func (sv *solver) linearise(t theta) linearised {
 		rowv[w-1] = -e
 		lin.jb[block] = append(lin.jb[block], rowv...)
 		lin.mb[block]++
-	}
+	})
 	for k := range lin.bn {
 		for i := range lin.bn[k] {
 			lin.bn[k][i] = math.Sqrt(lin.bn[k][i])

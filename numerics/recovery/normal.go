@@ -45,47 +45,25 @@ func (sv *solver) normalEquations(t theta) normalEq {
 		ne.bn[k] = make([]float64, s)
 		maxS = max(maxS, s)
 	}
-	gbuf := make([]float64, ng)
 	gnz := make([]int, 0, ng) // nonzero global entries of the row
 	lval := make([]float64, maxS)
 	lpos := make([]int, 0, maxS) // local positions the row touches
-	for ri, r := range sv.rows {
-		if ri%256 == 255 {
-			sv.l.tick()
-		}
-		for i := range gbuf {
-			gbuf[i] = 0
-		}
-		lpos = lpos[:0]
-		block := -1
-		y := sv.l.gradient(r.s, r.n, t, func(idx int, g float64) {
-			g /= r.sigma
-			if p := sv.gpos[idx]; p >= 0 {
-				gbuf[p] += g
-				return
+	ne.ok = sv.eachRow(t, func(p int, g float64) {
+		found := false
+		for _, q := range lpos {
+			if q == p {
+				found = true
+				break
 			}
-			if k := sv.blk[idx]; k >= 0 {
-				if block >= 0 && block != k {
-					ne.ok = false
-					return
-				}
-				block = k
-				p := sv.lpos[idx]
-				found := false
-				for _, q := range lpos {
-					if q == p {
-						found = true
-						break
-					}
-				}
-				if !found {
-					lpos = append(lpos, p)
-					lval[p] = 0
-				}
-				lval[p] += g
-			}
-		})
-		e := -(y - r.y) / r.sigma
+		}
+		if !found {
+			lpos = append(lpos, p)
+			lval[p] = 0
+		}
+		lval[p] += g
+	}, func(gbuf []float64, block int, e float64) {
+		defer func() { lpos = lpos[:0] }()
+		e = -e
 		gnz = gnz[:0]
 		for i, g := range gbuf {
 			if g != 0 {
@@ -104,7 +82,7 @@ func (sv *solver) normalEquations(t theta) normalEq {
 			}
 		}
 		if block < 0 {
-			continue
+			return
 		}
 		s := sv.bsize[block]
 		a, bb, gb := ne.a[block], ne.b[block], ne.gb[block]
@@ -120,7 +98,7 @@ func (sv *solver) normalEquations(t theta) normalEq {
 				bp[i] += float64(vp * gbuf[i])
 			}
 		}
-	}
+	})
 	for i := 0; i < ng; i++ {
 		for j := 0; j < i; j++ {
 			ne.c[i*ng+j] = ne.c[j*ng+i]
