@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -41,7 +40,6 @@ type harness struct {
 	base    string          // the page's URL, ending in "/"
 	browser context.Context // a chromedp context whose browser is running
 	chrome  string          // the browser's executable
-	enc     *encodings      // Accept-Encoding headers the server saw
 	served  *requests       // the requests the server served
 
 	firstLoad []string // console problems of the browser's first visit
@@ -73,8 +71,8 @@ func run(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	enc, served := &encodings{}, &requests{}
-	srv := httptest.NewServer(served.wrap(enc.wrap(handler)))
+	served := &requests{}
+	srv := httptest.NewServer(served.wrap(handler))
 	defer srv.Close()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -97,7 +95,7 @@ func run(m *testing.M) (int, error) {
 		return 0, fmt.Errorf("starting %s: %w", chrome, err)
 	}
 	fmt.Fprintf(os.Stderr, "e2e: serving %s at %s; browser %s started in %v\n", site, srv.URL, chrome, time.Since(start).Round(time.Millisecond))
-	h = &harness{site: site, base: srv.URL + "/", browser: browser, chrome: chrome, enc: enc, served: served}
+	h = &harness{site: site, base: srv.URL + "/", browser: browser, chrome: chrome, served: served}
 	h.firstLoad = firstLoad(browser, h.base)
 	return m.Run(), nil
 }
@@ -177,31 +175,6 @@ func chromePath() (string, error) {
 		}
 	}
 	return "", errors.New("no browser: set HEADLAB_CHROME, or install chromium (./build.sh test installs Debian's)")
-}
-
-// encodings records the Accept-Encoding header of every request, to learn
-// which compressed variants the browser can receive.
-type encodings struct {
-	mu   sync.Mutex
-	seen map[string]string // path → Accept-Encoding
-}
-
-func (e *encodings) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.mu.Lock()
-		if e.seen == nil {
-			e.seen = map[string]string{}
-		}
-		e.seen[r.URL.Path] = r.Header.Get("Accept-Encoding")
-		e.mu.Unlock()
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (e *encodings) of(path string) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.seen[path]
 }
 
 // tab is one browser tab with the console problems it has seen: errors
