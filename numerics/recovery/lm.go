@@ -111,7 +111,6 @@ type linearised struct {
 	mb   []int
 	free []float64
 	mf   int
-	norm []float64 // column norms: blocks' first, then global (per block offsets)
 	bn   [][]float64
 	gn   []float64
 	ok   bool

@@ -48,18 +48,6 @@ func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
 	return nil
 }
 
-// rows returns the samples of RF k with n ≥ from as fit rows.
-func (l *learner) rows(k int, from float64) []row {
-	rf := &l.res.Trace.RFs[k]
-	var out []row
-	for s, n := range rf.N {
-		if n >= from {
-			out = append(out, row{s: l.specs[k], n: n, y: rf.F[s], sigma: l.sigma(rf.F[s])})
-		}
-	}
-	return out
-}
-
 // queryRows returns one fit row per query (shared samples counted once).
 func (l *learner) queryRows() []row {
 	out := make([]row, len(l.res.Trace.Queries))
