@@ -177,6 +177,19 @@ func chromePath() (string, error) {
 	return "", errors.New("no browser: set HEADLAB_CHROME, or install chromium (./build.sh test installs Debian's)")
 }
 
+// waitSettled waits, with a generous deadline, until the page's scene has
+// no computation under way (its facts' computing is false or absent) and
+// the address bar holds its link.
+func (tb *tab) waitSettled(what string) {
+	tb.tb.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, 4*time.Minute)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!headlab.facts().computing && location.hash === headlab.link()`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(4*time.Minute))); err != nil {
+		tb.tb.Fatalf("%s: the scene did not settle: %v\npage: %s\nconsole: %s", what, err, tb.describe(), strings.Join(tb.takeProblems(), "\n"))
+	}
+}
+
 // tab is one browser tab with the console problems it has seen: errors
 // written to the console, uncaught exceptions and rejections, and errors of
 // the browser's log for the page (failed loads, CSP violations). Chromium's

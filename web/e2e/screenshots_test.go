@@ -6,7 +6,6 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/emulation"
@@ -70,8 +69,10 @@ func TestScreenshots(t *testing.T) {
 					if sh.link == "" {
 						tb.waitFor("the previews", `[...document.querySelectorAll("#landing img.preview")].filter((e) => e.getClientRects().length > 0).every((e) => e.complete && e.naturalWidth > 0)`)
 					}
-					if strings.Contains(sh.link, "scene=transformer") {
-						transformerWait(tb, "the screenshot's run")
+					if sh.link != "" {
+						// Every scene that computes (a recovery or Transformer
+						// run, the fewer-atoms fit) is shot with its result.
+						tb.waitSettled("the screenshot's scene")
 					}
 					tb.frames(10)
 					tb.noProblems("loading " + name)
