@@ -95,17 +95,20 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			smp = append(smp, row{n: n, y: rf.F[i], sigma: l.sigma(rf.F[i])})
 		}
 	}
-	rhos := func(p []float64) []float64 {
-		out := make([]float64, hc)
-		for h := range out {
-			out[h] = xmath.Exp(p[h])
+	// The fit of the log-poles p_h: e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i.
+	rho := make([]float64, hc) // e^{p_h}, shared by resid and jac
+	rhos := func(p []float64) {
+		for h := range rho {
+			rho[h] = xmath.Exp(p[h])
 		}
-		return out
 	}
-	resid := func(p []float64) []float64 {
+	prob := lsq{m: len(smp), n: hc, u: make([]float64, len(smp))}
+	for i, r := range smp {
+		prob.u[i] = rounding(r.y, r.sigma)
+	}
+	prob.resid = func(p, e []float64) {
 		l.tick()
-		e := make([]float64, len(smp))
-		rho := rhos(p)
+		rhos(p)
 		for i, r := range smp {
 			y := f0
 			for h := 0; h < hc; h++ {
@@ -113,20 +116,16 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			}
 			e[i] = (y - r.y) / r.sigma
 		}
-		return e
 	}
-	jac := func(p []float64) [][]float64 {
-		j := make([][]float64, len(smp))
-		rhoAll := rhos(p)
+	prob.jac = func(p, j []float64) {
+		rhos(p)
 		for i, r := range smp {
-			j[i] = make([]float64, hc)
-			for h := 0; h < hc; h++ {
-				rho := rhoAll[h]
-				den := r.n + rho
-				j[i][h] = rr[h] * r.n * rho / (den * den) / r.sigma
+			ji := j[i*hc : (i+1)*hc]
+			for h := range ji {
+				den := r.n + rho[h]
+				ji[h] = rr[h] * r.n * rho[h] / (den * den) / r.sigma
 			}
 		}
-		return j
 	}
 	var starts [][]float64
 	if start != nil {
@@ -141,7 +140,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			starts = append(starts, p)
 		}
 	}
-	fit := func(p []float64) ([]float64, float64) { return levenbergMarquardt(p, resid, jac, 60) }
+	fit := func(p []float64) ([]float64, float64) { return levenbergMarquardt(prob, p, 60) }
 	same := func(a, b []float64) bool {
 		for h := range a {
 			if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
@@ -192,7 +191,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			rf.Heads[b] = -1
 		}
 	}
-	se := standardErrors(jac(lb.x), math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
+	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
 	for h := range se {
 		if amb[h] {
 			se[h] = math.Inf(1)

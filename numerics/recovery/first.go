@@ -267,22 +267,27 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return p0 + pi, r0 + ri
 	}
-	// rhos returns exp p of every head in each of the three RFs.
-	rhos := func(x []float64) [3][]float64 {
-		var out [3][]float64
-		for w := range out {
-			out[w] = make([]float64, hc)
+	// rhos sets rho[w][h] = exp p of head h in each of the three RFs;
+	// resid and jac share it.
+	var rho [3][]float64
+	for w := range rho {
+		rho[w] = make([]float64, hc)
+	}
+	rhos := func(x []float64) {
+		for w := range rho {
 			for h := 0; h < hc; h++ {
 				p, _ := terms(x, w, h)
-				out[w][h] = xmath.Exp(p)
+				rho[w][h] = xmath.Exp(p)
 			}
 		}
-		return out
 	}
-	resid := func(x []float64) []float64 {
+	prob := lsq{m: len(smp), n: 4 * hc, u: make([]float64, len(smp))}
+	for k, s := range smp {
+		prob.u[k] = rounding(s.y, s.sigma)
+	}
+	prob.resid = func(x, e []float64) {
 		l.tick()
-		e := make([]float64, len(smp))
-		rho := rhos(x)
+		rhos(x)
 		for k, s := range smp {
 			y := y0
 			for h := 0; h < hc; h++ {
@@ -291,30 +296,28 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 			}
 			e[k] = (y - s.y) / s.sigma
 		}
-		return e
 	}
-	jac := func(x []float64) [][]float64 {
-		j := make([][]float64, len(smp))
-		rhoAll := rhos(x)
+	prob.jac = func(x, j []float64) {
+		rhos(x)
 		for k, s := range smp {
-			j[k] = make([]float64, 4*hc)
+			jk := j[k*4*hc : (k+1)*4*hc]
+			clear(jk)
 			for h := 0; h < hc; h++ {
 				_, r := terms(x, s.which, h)
-				rho := rhoAll[s.which][h]
+				rho := rho[s.which][h]
 				den := s.n + rho
 				gp := r * s.n * rho / (den * den) / s.sigma
 				gr := -s.n / den / s.sigma
 				if s.which != 1 {
-					j[k][h] = gp
-					j[k][hc+h] = gr
+					jk[h] = gp
+					jk[hc+h] = gr
 				}
 				if s.which != 0 {
-					j[k][2*hc+h] = gp
-					j[k][3*hc+h] = gr
+					jk[2*hc+h] = gp
+					jk[3*hc+h] = gr
 				}
 			}
 		}
-		return j
 	}
 	// Starting points: M_11's heads as they stand, and M_i1's heads taken
 	// from a permutation of M_i1's poles or of the link's less M_11's.
@@ -340,7 +343,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 			starts = append(starts, x)
 		}
 	}
-	fit := func(x []float64) ([]float64, float64) { return levenbergMarquardt(x, resid, jac, 100) }
+	fit := func(x []float64) ([]float64, float64) { return levenbergMarquardt(prob, x, 100) }
 	// Two solutions are the same when they agree up to relabelling heads
 	// (the fit may move M_11's poles too).
 	heads := func(x []float64) [][4]float64 {

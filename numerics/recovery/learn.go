@@ -71,7 +71,8 @@ func (l *learner) learnFloat() (Result, error) {
 		// Every RF on z_1 is constant: no head is visible. The empty layer
 		// must still explain every answer.
 		sv := l.newSolver(l.queryRows(), make([]bool, len(t.x)), 0)
-		return l.finish(t, &fitStats{chi2: sv.cost(t), rows: len(sv.rows)}, nil)
+		chi2, _ := sv.cost(t)
+		return l.finish(t, &fitStats{chi2: chi2, rows: len(sv.rows)}, nil)
 	}
 	l.stage = stageColumns
 	for j := 1; j < l.d; j++ {

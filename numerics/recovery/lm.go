@@ -90,17 +90,19 @@ func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
 	return sv
 }
 
-// cost returns Σ ((F_model − y)/σ)² over the rows.
-func (sv *solver) cost(t theta) float64 {
-	var ss float64
+// cost returns Σ ((F_model − y)/σ)² over the rows and its rounding floor
+// (see roundingFloor).
+func (sv *solver) cost(t theta) (ss, floor float64) {
 	for _, r := range sv.rows {
 		e := (sv.l.predict(r.s, r.n, t) - r.y) / r.sigma
 		ss += float64(e * e)
+		eu := float64(e * rounding(r.y, r.sigma))
+		floor += float64(eu * eu)
 	}
 	if math.IsNaN(ss) {
-		return math.Inf(1)
+		return math.Inf(1), 0
 	}
-	return ss
+	return ss, 2 * math.Sqrt(floor)
 }
 
 // linearised holds the weighted Jacobian rows split by block: for block b,
@@ -298,7 +300,7 @@ func (sv *solver) apply(t theta, db [][]float64, dg []float64) theta {
 // fit runs Levenberg–Marquardt from t for at most maxIter accepted steps
 // and returns the best point and its cost.
 func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
-	cost := sv.cost(t)
+	cost, floor := sv.cost(t)
 	if sv.ng == 0 && len(sv.bsize) == 0 {
 		return t, cost
 	}
@@ -313,16 +315,19 @@ func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
 		for lambda < 1e8 {
 			sv.l.tick()
 			db, dg, ok := sv.stepNormal(ne, lambda)
+			if ok && negligible(ne.predicted(db, dg, lambda), cost, floor) {
+				return t, cost // see stopReduction
+			}
 			if ok {
 				nt := sv.apply(t, db, dg)
-				nc := sv.cost(nt)
+				nc, nf := sv.cost(nt)
 				if nc < cost {
 					if cost-nc <= 1e-12*cost {
 						small++
 					} else {
 						small = 0
 					}
-					t, cost = nt, nc
+					t, cost, floor = nt, nc, nf
 					lambda = math.Max(lambda/10, 1e-14)
 					accepted = true
 					break

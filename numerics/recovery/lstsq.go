@@ -6,30 +6,53 @@ import (
 	"headlab/numerics/internal/xmath"
 )
 
-// levenbergMarquardt minimises Σ e_i(x)² from x0: each
-// step is the least-squares solution of the Jacobian, with columns scaled to
-// unit norm, augmented by √λ·I, solved by Cholesky of the normal equations
+// lsq is a small nonlinear least-squares problem: m weighted residuals
+// e_i(x) in n unknowns. resid writes e(x) into e (length m); jac writes
+// the Jacobian ∂e_i/∂x_c into j, row-major m×n. Neither keeps its
+// arguments, so one fit reuses its buffers for every evaluation. u holds
+// each residual's rounding (see roundingFloor).
+type lsq struct {
+	m, n  int
+	resid func(x, e []float64)
+	jac   func(x, j []float64)
+	u     []float64
+}
+
+// jacobian returns the Jacobian at x in a new m×n row-major slice.
+func (p lsq) jacobian(x []float64) []float64 {
+	j := make([]float64, p.m*p.n)
+	p.jac(x, j)
+	return j
+}
+
+// levenbergMarquardt minimises Σ e_i(x)² from x0: each step is the
+// least-squares solution of the Jacobian, with columns scaled to unit
+// norm, augmented by √λ·I, solved by Cholesky of the normal equations
 // formed once per point for every λ tried (the problems are small and the
 // fixed point is set by the residuals; a step that does not lower the sum
-// is rejected); λ shrinks after a successful step and grows after a failed
-// one. jac returns the Jacobian by rows. It returns the best point and its
-// sum of squares.
-func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func([]float64) [][]float64, maxIter int) ([]float64, float64) {
+// is rejected); λ shrinks tenfold after a successful step and grows
+// tenfold after a failed one. The fit ends after maxIter accepted steps,
+// when steps stop lowering the sum, or when no step can lower it by more
+// than negligible allows. It returns the best point and its sum of
+// squares.
+func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
+	n, m := p.n, p.m
 	x := append([]float64(nil), x0...)
-	e := resid(x)
-	ss := sumSquares(e)
-	n := len(x)
+	nx := make([]float64, n)
+	e, ne := make([]float64, m), make([]float64, m)
+	j := make([]float64, m*n)
+	jtj, jte, scale := make([]float64, n*n), make([]float64, n), make([]float64, n)
+	work, step := make([]float64, n*n), make([]float64, n)
+	p.resid(x, e)
+	ss, floor := sumSquares(e), roundingFloor(e, p.u)
 	lambda := 1e-12
 	small := 0
-	work, step := make([]float64, n*n), make([]float64, n)
 	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
-		j := jac(x)
-		m := len(j)
-		scale := make([]float64, n)
+		p.jac(x, j)
 		for c := 0; c < n; c++ {
 			var s float64
 			for r := 0; r < m; r++ {
-				s += float64(j[r][c] * j[r][c])
+				s += float64(j[r*n+c] * j[r*n+c])
 			}
 			scale[c] = math.Sqrt(s)
 			if scale[c] == 0 || math.IsNaN(scale[c]) || math.IsInf(scale[c], 0) {
@@ -38,29 +61,34 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 		}
 		// Normal equations of the scaled Jacobian, once per point: every
 		// damping tried solves (ĴᵀĴ + λI) ŝ = −Ĵᵀe by Cholesky.
-		jtj, jte := scaledNormal(j, e, scale)
+		scaledNormal(j, e, scale, jtj, jte)
 		accepted := false
 		for lambda < 1e10 {
-			step, ok := dampedNormalStep(jtj, jte, scale, lambda, work, step)
+			pred, ok := dampedNormalStep(jtj, jte, scale, lambda, work, step)
+			if ok && negligible(pred, ss, floor) {
+				// More damping only shrinks the step: x is the fixed point.
+				return x, ss
+			}
 			if ok {
-				nx := make([]float64, n)
 				for c := range nx {
 					nx[c] = x[c] + step[c]
 				}
-				ne := resid(nx)
+				p.resid(nx, ne)
 				if nss := sumSquares(ne); nss < ss {
 					if ss-nss <= 1e-10*ss && lambda <= 1e-8 {
 						small++
 					} else {
 						small = 0
 					}
-					x, e, ss = nx, ne, nss
+					x, nx = nx, x
+					e, ne = ne, e
+					ss, floor = nss, roundingFloor(e, p.u)
 					lambda = math.Max(lambda/10, 1e-14)
 					accepted = true
 					break
 				}
 			}
-			lambda *= 4
+			lambda *= 10
 		}
 		if !accepted || small >= 2 {
 			break
@@ -69,16 +97,17 @@ func levenbergMarquardt(x0 []float64, resid func([]float64) []float64, jac func(
 	return x, ss
 }
 
-// scaledNormal returns ĴᵀĴ (n×n, row-major) and −Ĵᵀe for the Jacobian j
-// (by rows) with its columns divided by scale.
-func scaledNormal(j [][]float64, e, scale []float64) (jtj, jte []float64) {
+// scaledNormal divides the columns of the m×n row-major Jacobian j by
+// scale, in place, and writes ĴᵀĴ (n×n, row-major) into jtj and −Ĵᵀe
+// into jte.
+func scaledNormal(j, e, scale, jtj, jte []float64) {
 	n := len(scale)
-	jtj = make([]float64, n*n)
-	jte = make([]float64, n)
-	row := make([]float64, n)
-	for r, jr := range j {
-		for c := 0; c < n; c++ {
-			row[c] = jr[c] / scale[c]
+	clear(jtj)
+	clear(jte)
+	for r := range e {
+		row := j[r*n : (r+1)*n]
+		for c := range row {
+			row[c] /= scale[c]
 		}
 		er := -e[r]
 		for c, v := range row {
@@ -97,13 +126,13 @@ func scaledNormal(j [][]float64, e, scale []float64) (jtj, jte []float64) {
 			jtj[c*n+k] = jtj[k*n+c]
 		}
 	}
-	return jtj, jte
 }
 
 // dampedNormalStep solves min |J δ + e|² + λ|D δ|², D the column norms of
 // J, by Cholesky of the scaled normal equations (ĴᵀĴ + λI) ŝ = −Ĵᵀe,
-// δ = ŝ/D. work (n×n) and step (n) are its buffers; it returns step.
-func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []float64) ([]float64, bool) {
+// δ = ŝ/D, into step. work (n×n) is its buffer. It returns the reduction
+// of |e|² the linear model predicts for the step.
+func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []float64) (float64, bool) {
 	n := len(scale)
 	a := work[:n*n]
 	copy(a, jtj)
@@ -111,18 +140,52 @@ func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []fl
 		a[c*n+c] += lambda
 	}
 	if !cholesky(a, n) {
-		return step, false
+		return 0, false
 	}
 	copy(step, jte)
 	cholSolveCols(a, n, step, 1)
+	// |e|² − |e + Ĵŝ|² = 2ŝᵀg − ŝᵀĴᵀĴŝ with g = −Ĵᵀe, and ĴᵀĴŝ = g − λŝ.
+	var pred float64
+	for c, v := range step {
+		pred += float64(v * float64(jte[c]+float64(lambda*v)))
+	}
 	for c := range step {
 		step[c] /= scale[c]
 		if math.IsNaN(step[c]) || math.IsInf(step[c], 0) {
-			return step, false
+			return 0, false
 		}
 	}
-	return step, true
+	return pred, true
 }
+
+// stopReduction is the relative reduction of a fit's sum of squares below
+// which a step is not worth taking; the fits stop there instead of
+// raising the damping to its cap (about 40 rejected steps a fit, each a
+// function evaluation), since more damping only shrinks the step.
+const stopReduction = 1e-10
+
+// roundingFloor returns 2·Σ|e_i|·u_i: how much the rounding of the
+// residuals, e_i = (f_i − y_i)/σ_i computed with an absolute error of
+// about u_i = 2⁻⁵²·|y_i|/σ_i, moves their sum of squares. A fit that can
+// lower the sum by no more than that cannot tell a better point from a
+// luckier rounding: with an exact oracle (σ_i ≈ 1e-16·|y_i|) the fits
+// reach that floor, and their accepted steps are then picked by rounding
+// alone.
+func roundingFloor(e, u []float64) float64 {
+	var s float64
+	for i, v := range e {
+		s += float64(float64(v*u[i]) * float64(v*u[i]))
+	}
+	return 2 * math.Sqrt(s)
+}
+
+// rounding returns u_i = 2⁻⁵²·|y|/σ, the rounding of a residual (f − y)/σ
+// in its own units (see roundingFloor).
+func rounding(y, sigma float64) float64 { return 0x1p-52 * math.Abs(y) / sigma }
+
+// negligible reports whether the predicted reduction pred of the sum of
+// squares ss is below stopReduction of it or below its rounding floor.
+func negligible(pred, ss, floor float64) bool { return pred <= max(stopReduction*ss, floor) }
 
 func sumSquares(e []float64) float64 {
 	var s float64
@@ -135,19 +198,14 @@ func sumSquares(e []float64) float64 {
 	return s
 }
 
-// standardErrors returns √diag((JᵀJ)⁻¹)·√scale for the Jacobian j (by
-// rows), +Inf for parameters it does not determine.
-func standardErrors(j [][]float64, scale float64) []float64 {
-	m := len(j)
+// standardErrors returns √diag((JᵀJ)⁻¹)·√scale for the m×n row-major
+// Jacobian j, +Inf for parameters it does not determine. It overwrites j.
+func standardErrors(j []float64, m, n int, scale float64) []float64 {
 	if m == 0 {
 		return nil
 	}
-	n := len(j[0])
 	out := make([]float64, n)
-	a := make([]float64, m*n)
-	for r := range j {
-		copy(a[r*n:(r+1)*n], j[r])
-	}
+	a := j
 	if m < n || !householder(a, m, n, n) {
 		for i := range out {
 			out[i] = math.Inf(1)

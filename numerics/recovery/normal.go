@@ -70,15 +70,14 @@ func (sv *solver) normalEquations(t theta) normalEq {
 				gnz = append(gnz, i)
 			}
 		}
-		// C and −Gᵀe (upper triangle of C; mirrored below).
-		for _, i := range gnz {
+		// C and −Gᵀe (upper triangle of C, gnz being ascending; mirrored
+		// below).
+		for ii, i := range gnz {
 			gi := gbuf[i]
 			ne.gg[i] += float64(gi * e)
 			ci := ne.c[i*ng : (i+1)*ng]
-			for _, j := range gnz {
-				if j >= i {
-					ci[j] += float64(gi * gbuf[j])
-				}
+			for _, j := range gnz[ii:] {
+				ci[j] += float64(gi * gbuf[j])
 			}
 		}
 		if block < 0 {
@@ -224,6 +223,22 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 		}
 	}
 	return db, dg, true
+}
+
+// predicted returns the reduction of the cost the linear model predicts
+// for the step (db, dg) taken with damping lambda: with g = −Jᵀe and
+// (JᵀJ + Λ)δ = g it is 2δᵀg − δᵀJᵀJδ = δᵀg + δᵀΛδ.
+func (ne normalEq) predicted(db [][]float64, dg []float64, lambda float64) float64 {
+	var pred float64
+	for k, x := range db {
+		for i, v := range x {
+			pred += float64(v * float64(ne.gb[k][i]+float64(dampingSquare(ne.bn[k][i], lambda)*v)))
+		}
+	}
+	for i, v := range dg {
+		pred += float64(v * float64(ne.gg[i]+float64(dampingSquare(ne.gn[i], lambda)*v)))
+	}
+	return pred
 }
 
 // cholesky factors the symmetric positive definite n×n row-major a in
