@@ -19,6 +19,19 @@ type matrix struct {
 	col  [][]float64
 }
 
+// misfit returns |A x − b|².
+func (a *matrix) misfit(x, b []float64) float64 {
+	var ss float64
+	for i, bi := range b {
+		r := -bi
+		for j, c := range a.col {
+			r += float64(c[i] * x[j])
+		}
+		ss += float64(r * r)
+	}
+	return ss
+}
+
 func newMatrix(m, n int) *matrix {
 	a := &matrix{m: m, n: n, col: make([][]float64, n)}
 	for j := range a.col {

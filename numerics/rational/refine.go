@@ -3,6 +3,7 @@ package rational
 import (
 	"math"
 
+	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 )
 
@@ -154,14 +155,23 @@ func (p *problem) polish(fit params) params {
 	if len(e) == 0 {
 		return fit
 	}
+	u := make([]float64, len(e)) // the residuals' rounding
+	for i, g := range p.g {
+		u[i] = stopping.Rounding(g, p.sigma[i])
+	}
+	b := make([]float64, len(e))
 	for iter := 0; iter < 100 && ss > 0; iter++ {
 		j := p.jacobian(fit)
-		b := make([]float64, len(e))
 		for i, v := range e {
 			b[i] = -v
 		}
 		step, ok := lstsq(j, b)
 		if !ok {
+			break
+		}
+		// A step the linear model says cannot lower the misfit by more
+		// than its rounding ends the polish (package stopping).
+		if stopping.Negligible(ss-j.misfit(step, b), ss, stopping.Floor(e, u)) {
 			break
 		}
 		improved := false

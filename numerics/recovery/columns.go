@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
@@ -104,7 +105,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	}
 	prob := lsq{m: len(smp), n: hc, u: make([]float64, len(smp))}
 	for i, r := range smp {
-		prob.u[i] = rounding(r.y, r.sigma)
+		prob.u[i] = stopping.Rounding(r.y, r.sigma)
 	}
 	prob.resid = func(p, e []float64) {
 		l.tick()

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"headlab/numerics/assign"
+	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
@@ -283,7 +284,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	}
 	prob := lsq{m: len(smp), n: 4 * hc, u: make([]float64, len(smp))}
 	for k, s := range smp {
-		prob.u[k] = rounding(s.y, s.sigma)
+		prob.u[k] = stopping.Rounding(s.y, s.sigma)
 	}
 	prob.resid = func(x, e []float64) {
 		l.tick()

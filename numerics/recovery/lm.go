@@ -1,6 +1,10 @@
 package recovery
 
-import "math"
+import (
+	"math"
+
+	"headlab/numerics/internal/stopping"
+)
 
 // row is one oracle answer seen by a fit: the RF geometry, n, the answer
 // and its noise-model standard deviation.
@@ -91,18 +95,16 @@ func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
 }
 
 // cost returns Σ ((F_model − y)/σ)² over the rows and its rounding floor
-// (see roundingFloor).
+// (stopping.Floor).
 func (sv *solver) cost(t theta) (ss, floor float64) {
+	var sum stopping.Sum
 	for _, r := range sv.rows {
-		e := (sv.l.predict(r.s, r.n, t) - r.y) / r.sigma
-		ss += float64(e * e)
-		eu := float64(e * rounding(r.y, r.sigma))
-		floor += float64(eu * eu)
+		sum.Add((sv.l.predict(r.s, r.n, t)-r.y)/r.sigma, stopping.Rounding(r.y, r.sigma))
 	}
-	if math.IsNaN(ss) {
+	if math.IsNaN(sum.Squares()) {
 		return math.Inf(1), 0
 	}
-	return ss, 2 * math.Sqrt(floor)
+	return sum.Squares(), sum.Floor()
 }
 
 // linearised holds the weighted Jacobian rows split by block: for block b,
@@ -315,8 +317,8 @@ func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
 		for lambda < 1e8 {
 			sv.l.tick()
 			db, dg, ok := sv.stepNormal(ne, lambda)
-			if ok && negligible(ne.predicted(db, dg, lambda), cost, floor) {
-				return t, cost // see stopReduction
+			if ok && stopping.Negligible(ne.predicted(db, dg, lambda), cost, floor) {
+				return t, cost // more damping only shrinks the step
 			}
 			if ok {
 				nt := sv.apply(t, db, dg)

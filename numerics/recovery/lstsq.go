@@ -3,6 +3,8 @@ package recovery
 import (
 	"math"
 
+	"headlab/numerics/internal/stopping"
+
 	"headlab/numerics/internal/xmath"
 )
 
@@ -10,7 +12,7 @@ import (
 // e_i(x) in n unknowns. resid writes e(x) into e (length m); jac writes
 // the Jacobian ∂e_i/∂x_c into j, row-major m×n. Neither keeps its
 // arguments, so one fit reuses its buffers for every evaluation. u holds
-// each residual's rounding (see roundingFloor).
+// each residual's rounding (stopping.Rounding).
 type lsq struct {
 	m, n  int
 	resid func(x, e []float64)
@@ -33,7 +35,7 @@ func (p lsq) jacobian(x []float64) []float64 {
 // is rejected); λ shrinks tenfold after a successful step and grows
 // tenfold after a failed one. The fit ends after maxIter accepted steps,
 // when steps stop lowering the sum, or when no step can lower it by more
-// than negligible allows. It returns the best point and its sum of
+// than its rounding (package stopping). It returns the best point and its sum of
 // squares.
 func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 	n, m := p.n, p.m
@@ -44,7 +46,7 @@ func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 	jtj, jte, scale := make([]float64, n*n), make([]float64, n), make([]float64, n)
 	work, step := make([]float64, n*n), make([]float64, n)
 	p.resid(x, e)
-	ss, floor := sumSquares(e), roundingFloor(e, p.u)
+	ss, floor := sumSquares(e), stopping.Floor(e, p.u)
 	lambda := 1e-12
 	small := 0
 	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
@@ -65,7 +67,7 @@ func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 		accepted := false
 		for lambda < 1e10 {
 			pred, ok := dampedNormalStep(jtj, jte, scale, lambda, work, step)
-			if ok && negligible(pred, ss, floor) {
+			if ok && stopping.Negligible(pred, ss, floor) {
 				// More damping only shrinks the step: x is the fixed point.
 				return x, ss
 			}
@@ -82,7 +84,7 @@ func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 					}
 					x, nx = nx, x
 					e, ne = ne, e
-					ss, floor = nss, roundingFloor(e, p.u)
+					ss, floor = nss, stopping.Floor(e, p.u)
 					lambda = math.Max(lambda/10, 1e-14)
 					accepted = true
 					break
@@ -157,35 +159,6 @@ func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []fl
 	}
 	return pred, true
 }
-
-// stopReduction is the relative reduction of a fit's sum of squares below
-// which a step is not worth taking; the fits stop there instead of
-// raising the damping to its cap (about 40 rejected steps a fit, each a
-// function evaluation), since more damping only shrinks the step.
-const stopReduction = 1e-10
-
-// roundingFloor returns 2·Σ|e_i|·u_i: how much the rounding of the
-// residuals, e_i = (f_i − y_i)/σ_i computed with an absolute error of
-// about u_i = 2⁻⁵²·|y_i|/σ_i, moves their sum of squares. A fit that can
-// lower the sum by no more than that cannot tell a better point from a
-// luckier rounding: with an exact oracle (σ_i ≈ 1e-16·|y_i|) the fits
-// reach that floor, and their accepted steps are then picked by rounding
-// alone.
-func roundingFloor(e, u []float64) float64 {
-	var s float64
-	for i, v := range e {
-		s += float64(float64(v*u[i]) * float64(v*u[i]))
-	}
-	return 2 * math.Sqrt(s)
-}
-
-// rounding returns u_i = 2⁻⁵²·|y|/σ, the rounding of a residual (f − y)/σ
-// in its own units (see roundingFloor).
-func rounding(y, sigma float64) float64 { return 0x1p-52 * math.Abs(y) / sigma }
-
-// negligible reports whether the predicted reduction pred of the sum of
-// squares ss is below stopReduction of it or below its rounding floor.
-func negligible(pred, ss, floor float64) bool { return pred <= max(stopReduction*ss, floor) }
 
 func sumSquares(e []float64) float64 {
 	var s float64
