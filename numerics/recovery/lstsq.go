@@ -145,7 +145,7 @@ func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []fl
 		return 0, false
 	}
 	copy(step, jte)
-	cholSolveCols(a, n, step, 1)
+	cholSolve(a, n, step)
 	// |e|² − |e + Ĵŝ|² = 2ŝᵀg − ŝᵀĴᵀĴŝ with g = −Ĵᵀe, and ĴᵀĴŝ = g − λŝ.
 	var pred float64
 	for c, v := range step {

@@ -164,7 +164,7 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 		cholSolveCols(l, sz, y, ng)
 		x := yb[k]
 		copy(x, ne.gb[k])
-		cholSolveCols(l, sz, x, 1)
+		cholSolve(l, sz, x)
 		// S −= B_bᵀ Y_b, rhs −= B_bᵀ x_b (upper triangle, mirrored below).
 		bb := ne.b[k]
 		for p := 0; p < sz; p++ {
@@ -194,7 +194,7 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 		if !cholesky(s, ng) {
 			return nil, nil, false
 		}
-		cholSolveCols(s, ng, dg, 1)
+		cholSolve(s, ng, dg)
 	}
 	db = make([][]float64, nb)
 	for k, sz := range sv.bsize {
@@ -267,6 +267,35 @@ func cholesky(a []float64, n int) bool {
 		}
 	}
 	return true
+}
+
+// cholSolve solves L Lᵀ x = b in place for the vector b, L the lower
+// factor from cholesky: cholSolveCols with one column, in the same order
+// of operations (so the same numbers), without its per-entry slicing.
+func cholSolve(l []float64, n int, b []float64) {
+	b = b[:n]
+	for i := 0; i < n; i++ {
+		li := l[i*n : i*n+i+1]
+		v := b[i]
+		for k, lk := range li[:i] {
+			if lk == 0 {
+				continue
+			}
+			v -= float64(lk * b[k])
+		}
+		b[i] = v / li[i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		v := b[i]
+		for k := i + 1; k < n; k++ {
+			lk := l[k*n+i]
+			if lk == 0 {
+				continue
+			}
+			v -= float64(lk * b[k])
+		}
+		b[i] = v / l[i*n+i]
+	}
 }
 
 // cholSolveCols solves L Lᵀ X = B in place for the n×m row-major B, L the
