@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"golang.org/x/image/webp"
+
+	"headlab/web/link"
 )
 
 // Preview sizes: the landing's cards show each scene's canvas at its
@@ -416,12 +418,17 @@ type shownState struct {
 // style sheet alone still show the right view, so even a paint before the
 // deferred scripts run is the right scene.
 func TestFirstPaint(t *testing.T) {
-	for _, v := range []struct{ name, link string }{
-		{"landing", ""},
-		{"attention", "#v=1&scene=attention&H=2"},
-		{"atoms", "#v=1&scene=atoms&d=4"},
-		{"recovery", "#v=1&scene=recovery&theme=dark"},
-	} {
+	views := []struct{ name, link string }{{"landing", ""}}
+	// Every scene a link can name (web/link's Scenes): static/boot.js and
+	// the style sheet list them again, for the paint before any script.
+	for _, s := range link.Scenes {
+		l := "#v=1&scene=" + s
+		if s == "recovery" {
+			l += "&theme=dark"
+		}
+		views = append(views, struct{ name, link string }{s, l})
+	}
+	for _, v := range views {
 		want := []string{"intro-" + v.name, "panel-" + v.name}
 		if v.link == "" {
 			want = []string{"landing"}

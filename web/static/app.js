@@ -259,7 +259,7 @@
     showLanding(isLandingHash());
     if (landing) return;
     const named = new URLSearchParams(location.hash.replace(/^#/, "")).get("scene");
-    const scene = ["attention", "atoms", "recovery"].includes(named) ? named : "attention";
+    const scene = SCENES.some((s) => s.key === named) ? named : "attention";
     for (const e of document.querySelectorAll("[data-scene]")) e.hidden = e.dataset.scene !== scene;
   }
 

@@ -16,7 +16,8 @@
   }
   const p = new URLSearchParams(hash);
   const scene = p.get("scene");
-  root.dataset.view = ["attention", "atoms", "recovery"].includes(scene) ? scene : "attention";
+  // The scenes of web/link's Scenes (TestFirstPaint opens each of them).
+  root.dataset.view = ["attention", "atoms", "recovery", "transformer"].includes(scene) ? scene : "attention";
   const theme = p.get("theme");
   const dark = theme === "dark" || (theme !== "light" && matchMedia("(prefers-color-scheme: dark)").matches);
   root.dataset.theme = dark ? "dark" : "light";
