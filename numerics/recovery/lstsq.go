@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"headlab/numerics/internal/stopping"
-
 	"headlab/numerics/internal/xmath"
 )
 
@@ -35,8 +34,8 @@ func (p lsq) jacobian(x []float64) []float64 {
 // is rejected); λ shrinks tenfold after a successful step and grows
 // tenfold after a failed one. The fit ends after maxIter accepted steps,
 // when steps stop lowering the sum, or when no step can lower it by more
-// than its rounding (package stopping). It returns the best point and its sum of
-// squares.
+// than its rounding (package stopping). It returns the best point and its
+// sum of squares.
 func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 	n, m := p.n, p.m
 	x := append([]float64(nil), x0...)
