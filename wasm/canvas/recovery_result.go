@@ -40,7 +40,7 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 	}
 	res := sc.Result
 	rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
-		res.Queries, sc.Bound(), res.MaxLength, sciFmt(sc.Error), numFmt(res.Residual), sciFmt(res.Estimate), sciFmt(res.Cond))
+		res.Queries, sc.Bound(), res.MaxLength, scene.FormatSci(sc.Error), scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
 	p := scene.NewPanel(scene.Rect{W: rv.w, H: rv.h}, r.ty)
 	y, lh := p.Top, lineHeight(&r.text)*1.1 // as paragraph draws it
 	for range wrapWidth(&r.text, rv.summary, p.W()) {
@@ -129,7 +129,7 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 		}
 		ex := l.W[h][1][0] + float64(d)*l.Cell + 14*u
 		r.lab.put(screen, &r.text, "error", ex, oy, mc)
-		r.lab.put(screen, &r.text, sciFmt(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
+		r.lab.put(screen, &r.text, scene.FormatSci(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
 	}
 	// The value under the pointer.
 	if hv := r.hovered; hv.ok && r.hovering {

@@ -133,7 +133,7 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, sc *scene.Recovery, v
 	tokens := v.N + 1
 	label := fmt.Sprintf("query %d:", sc.Step())
 	lw := r.lab.put(screen, &r.text, label, x, y+(g-lineHeight(&r.text))/2, mc) + 10*u
-	ans := fmt.Sprintf("F(%d) = %s", v.N, numFmt(v.RF.F[v.Current]))
+	ans := fmt.Sprintf("F(%d) = %s", v.N, scene.FormatNum(v.RF.F[v.Current]))
 	aw := widthOf(&r.title, ans) + 16*u
 	avail := w - lw - aw
 	gap := 6 * u
@@ -201,11 +201,11 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	var xs, ys []tick
 	for _, n := range ax.NTicks() {
 		px, _ := ax.ToScreen(n, 0)
-		xs = append(xs, tick{px, n == 0, tickFmt(n)})
+		xs = append(xs, tick{px, n == 0, scene.FormatTick(n)})
 	}
 	for _, yv := range ax.YTicks(5) {
 		_, py := ax.ToScreen(0, yv)
-		ys = append(ys, tick{py, yv == 0, tickFmt(yv)})
+		ys = append(ys, tick{py, yv == 0, scene.FormatTick(yv)})
 	}
 	r.grid(screen, plot, xs, ys, th)
 	axisName := "n (copies of a)"
@@ -235,7 +235,7 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 			} else {
 				r.under.put(dst, &r.text, lbl, px+6*u, ly, c)
 			}
-			rl := "−ρ = " + numFmt(-rho)
+			rl := "−ρ = " + scene.FormatNum(-rho)
 			r.under.put(dst, &r.text, rl, px+6*u, plot.Y+plot.H-lineHeight(&r.text)*float64(1+b%3)-4*u, c)
 		}
 		// The curve, broken at the poles.
@@ -350,21 +350,21 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, sc *scene.Recovery, v
 			if b < len(rf.R) {
 				rv = rf.R[b]
 			}
-			r.lab.put(dst, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, numFmt(rf.P[b]), numFmt(rv)), x+16*u, y, th.Text)
+			r.lab.put(dst, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, scene.FormatNum(rf.P[b]), scene.FormatNum(rv)), x+16*u, y, th.Text)
 			y += lh
 		}
-		r.lab.put(dst, &r.text, fmt.Sprintf("fit condition number %s", sciFmt(rf.Fit.Cond)), x, y+4*u, mc)
+		r.lab.put(dst, &r.text, fmt.Sprintf("fit condition number %s", scene.FormatSci(rf.Fit.Cond)), x, y+4*u, mc)
 		return
 	}
 	y = r.paragraph(dst, &r.text, "Link: each pole's p is the sum of the linked measurements' p of one head, and its r their r — that pairs the poles.", x, y, rc.W, mc) + 4*u
 	for _, row := range sc.LinkRows(v.Index) {
 		c, name := headStyle(th, row.Head, "—")
 		r.clipFlat.rect(x, y+lh*0.25, 10*u, 10*u, c)
-		r.lab.put(dst, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, numFmt(row.P), numFmt(row.R)), x+16*u, y, th.Text)
+		r.lab.put(dst, &r.text, fmt.Sprintf("%s   p = %s   r = %s", name, scene.FormatNum(row.P), scene.FormatNum(row.R)), x+16*u, y, th.Text)
 		y += lh
 		var parts []string
 		for _, t := range row.Terms {
-			parts = append(parts, numFmt(t.P))
+			parts = append(parts, scene.FormatNum(t.P))
 		}
 		names := make([]string, len(row.Terms))
 		for i, t := range row.Terms {

@@ -42,7 +42,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	default:
 		tried := st.Tried()
 		stmt = fmt.Sprintf("float64 recovers up to H = %d at ε = %s (d = %d; most of %d random layers within %s; H = %d…%d tried)",
-			st.Largest, experiment.PowerText(experiment.SweepHeadNoise), sc.State.D, experiment.SweepHeadSeeds, sciFmt(experiment.RecoveredError), tried[0], tried[len(tried)-1])
+			st.Largest, experiment.PowerText(experiment.SweepHeadNoise), sc.State.D, experiment.SweepHeadSeeds, scene.FormatSci(experiment.RecoveredError), tried[0], tried[len(tried)-1])
 		if st.LimitH > 0 {
 			stmt += fmt.Sprintf("; H = %d is beyond the page's per-run limit", st.LimitH)
 		}

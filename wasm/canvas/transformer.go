@@ -92,7 +92,7 @@ func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transfo
 		} else {
 			what = "phase B · " + cur.Kind.String()
 			if cur.Kind != transformer.SelfCheck {
-				what += " at t = " + tFmt(cur.T)
+				what += " at t = " + scene.FormatT(cur.T)
 			}
 		}
 	}
@@ -196,10 +196,10 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	dst := clip(screen, plot, 0)
 	var xs, ys []tick
 	for _, t := range ax.TTicks() {
-		xs = append(xs, tick{ax.X(t), t == 0, tFmt(t)})
+		xs = append(xs, tick{ax.X(t), t == 0, scene.FormatT(t)})
 	}
 	for _, yv := range ax.YTicks(5) {
-		ys = append(ys, tick{ax.Y(yv), yv == 0, tickFmt(yv)})
+		ys = append(ys, tick{ax.Y(yv), yv == 0, scene.FormatTick(yv)})
 	}
 	r.grid(screen, plot, xs, ys, th)
 	r.plotFrame(screen, plot, "t on the line of single tokens p + t·q (axis θ = atan t)", th)
@@ -304,7 +304,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	r.paragraph(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+2*lineHeight(&r.text), plot.W, mc)
 	if r.hoverMark >= 0 && r.hoverMark < len(r.marks) {
 		m := r.marks[r.hoverMark]
-		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, tFmt(m.T))
+		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, scene.FormatT(m.T))
 		if !m.OK {
 			tip += " (did not confirm)"
 		}
@@ -345,7 +345,7 @@ func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Trans
 		if un.Sign < 0 {
 			sign = "−"
 		}
-		r.lab.put(screen, &r.text, fmt.Sprintf("unit %d  %sReLU(η·φ)  at t = %s", m.Unit+1, sign, tFmt(m.T)), rc.X+16*u, y, th.Text)
+		r.lab.put(screen, &r.text, fmt.Sprintf("unit %d  %sReLU(η·φ)  at t = %s", m.Unit+1, sign, scene.FormatT(m.T)), rc.X+16*u, y, th.Text)
 		y += lineHeight(&r.text)
 		n++
 	}
@@ -382,7 +382,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	sum := fmt.Sprintf("%d queries: %d for the heads (2·schedule = %d), %d for the units (ideal (K+1)(Hd+1) = %d); longest %d tokens · %d bits (%.0f digits) · %s",
 		res.Queries, res.HeadQueries, sc.HeadBound(), res.UnitQueries, sc.IdealUnits(), res.MaxLength, res.Precision, res.Digits, eq)
 	y = r.paragraph(screen, &r.text, sum, x, y, w, mc) + 4*u
-	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, sciFmt(sc.Run.Agreement))
+	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, scene.FormatSci(sc.Run.Agreement))
 	y = r.paragraph(screen, &r.title, agree, x, y, w, th.Text) + 8*u
 
 	// Heads.
@@ -394,7 +394,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
 		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
 		if err == nil && h < len(errs) {
-			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, sciFmt(errs[h]))
+			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, scene.FormatSci(errs[h]))
 		}
 		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)
 		y += lineHeight(&r.text)
@@ -422,7 +422,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		}
 		r.flat.rect(cols[0], y+3*u, 10*u, 10*u, c)
 		r.lab.put(screen, &r.text, fmt.Sprintf("%d", row.True+1), cols[0]+16*u, y, th.Text)
-		r.lab.put(screen, &r.text, tFmt(row.T), cols[1], y, th.Text)
+		r.lab.put(screen, &r.text, scene.FormatT(row.T), cols[1], y, th.Text)
 		r.lab.put(screen, &r.text, signs(row.Sign[0])+" / "+signs(row.Sign[1]), cols[2], y, th.Text)
 		r.lab.put(screen, &r.text, vecFmt(row.C[0]), cols[3], y, th.Text)
 		rec := "none (dead or merged)"
@@ -430,7 +430,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 			rec = vecFmt(row.C[1])
 		}
 		r.lab.put(screen, &r.text, rec, cols[4], y, th.Text)
-		r.lab.put(screen, &r.text, sciFmt(row.Err), cols[5], y, th.Text)
+		r.lab.put(screen, &r.text, scene.FormatSci(row.Err), cols[5], y, th.Text)
 		y += lineHeight(&r.text)
 	}
 }
@@ -451,15 +451,4 @@ func vecFmt(x []float64) string {
 		parts[i] = strings.Replace(fmt.Sprintf("%.3f", v), "-", "−", 1)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// tFmt formats a place on the line, ±∞ included.
-func tFmt(t float64) string {
-	switch {
-	case math.IsInf(t, 1):
-		return "+∞"
-	case math.IsInf(t, -1):
-		return "−∞"
-	}
-	return tickFmt(t)
 }
