@@ -32,7 +32,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		line = fmt.Sprintf("Computing… %d%%: %s. ", int(100*st.Progress), st.Doing) + line
 	}
 	y = r.paragraph(screen, &r.text, line, x, y, w, mc)
-	r.progressBar(x, y, w, st.Progress, th)
+	r.progressBar(scene.ProgressTrack(x, y, w, r.u), st.Progress, th)
 	y += 16 * u
 	// Statement of the largest H.
 	var stmt string
