@@ -30,6 +30,10 @@ type recoveryRenderer struct {
 	hoverY      float64
 	hovering    bool
 
+	// The step view's layout (layoutSteps) and what it was computed for.
+	steps    scene.RecoverySteps
+	stepsFor layoutKey
+
 	// The result view's layout, and the cell (with the pointer, which its
 	// tooltip follows) last drawn as hovered.
 	result  resultView
@@ -51,8 +55,20 @@ type heatHover struct {
 	x, y          float64
 }
 
+// layoutKey is what a step view's layout was computed for: the scene, its
+// run, the canvas's size, the type, and the run's progress while it is
+// computed.
+type layoutKey struct {
+	sc       scene.Scene
+	run      any
+	w, h     float64
+	ty       scene.Type
+	progress string
+}
+
 func (r *recoveryRenderer) reset(a *app) {
 	r.hovering = false
+	r.steps, r.stepsFor = scene.RecoverySteps{}, layoutKey{}
 	r.result = resultView{}
 	r.hovered = heatHover{}
 }
@@ -60,6 +76,7 @@ func (r *recoveryRenderer) reset(a *app) {
 // pointer tracks the pointer for the result view's tooltip and asks for a
 // redraw only when the cell under it, or the tooltip's place, changes.
 func (r *recoveryRenderer) pointer(a *app, p pointerState) scene.Scene {
+	r.layoutSteps(a)
 	r.hoverX, r.hoverY = p.x, p.y
 	r.hovering = p.x > 0 && p.y > 0 && p.x < a.view.Width && p.y < a.view.Height
 	var now heatHover
@@ -87,7 +104,40 @@ func (r *recoveryRenderer) rebuild(a *app, th scene.Theme) {
 	r.title.setSize(tsize * r.u)
 	r.text.setSize(xsize * r.u)
 	r.ty = scene.Type{U: r.u, Title: lineHeight(&r.title), Text: lineHeight(&r.text)}
+	r.layoutSteps(a)
 }
+
+// measure is the renderer's type as the scene's layouts measure it.
+func (r *recoveryRenderer) measure() scene.Measure {
+	return scene.Measure{Type: r.ty,
+		TitleWidth: func(s string) float64 { return widthOf(&r.title, s) },
+		TextWidth:  func(s string) float64 { return widthOf(&r.text, s) }}
+}
+
+// layoutSteps computes the step view's layout when the scene, its run,
+// its progress, the canvas or the type changed since the last time (from
+// rebuild, and from pointer while the run is computed); Draw only reads
+// it.
+func (r *recoveryRenderer) layoutSteps(a *app) {
+	sc, ok := a.scene.(*scene.Recovery)
+	if !ok || r.u == 0 || !stepsView(sc.State.View) {
+		return
+	}
+	key := layoutKey{sc: sc, run: sc.Result, w: a.view.Width, h: a.view.Height, ty: r.ty}
+	if sc.Computing() {
+		key.progress, _ = sc.ProgressLine()
+	}
+	if key == r.stepsFor {
+		return
+	}
+	r.stepsFor = key
+	r.steps = sc.StepsLayout(scene.Rect{W: a.view.Width, H: a.view.Height}, r.measure())
+	a.redraw = true
+}
+
+// stepsView reports whether the recovery view v is the step view (the
+// other views are result, sweep and modes).
+func stepsView(v string) bool { return v != "result" && v != "sweep" && v != "modes" }
 
 func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	sc, ok := a.scene.(*scene.Recovery)
@@ -104,7 +154,7 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	case "modes":
 		r.drawModes(screen, a, sc, full, th)
 	default:
-		r.drawSteps(screen, a, sc, full, th)
+		r.drawSteps(screen, sc, th)
 	}
 }
 
@@ -140,6 +190,22 @@ func (r *recoveryRenderer) paragraph(dst *ebiten.Image, l *labels, s string, x, 
 		y += lh
 	}
 	return y
+}
+
+// put adds a label (in the title or the body type), to be drawn onto dst.
+func (r *recoveryRenderer) put(dst *ebiten.Image, l scene.Label, c color.RGBA) {
+	t := &r.text
+	if l.Title {
+		t = &r.title
+	}
+	r.lab.put(dst, t, l.Text, l.X, l.Y, c)
+}
+
+// putAll adds the labels, to be drawn onto dst.
+func (r *recoveryRenderer) putAll(dst *ebiten.Image, ls []scene.Label, c color.RGBA) {
+	for _, l := range ls {
+		r.put(dst, l, c)
+	}
 }
 
 // panel draws the title of the result, sweep or modes view inside the

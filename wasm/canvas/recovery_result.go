@@ -40,7 +40,7 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 	}
 	res := sc.Result
 	rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
-		res.Queries, sc.Bound(), res.MaxLength, sciFmt(sc.Error), numFmt(res.Residual), sciFmt(res.Estimate), sciFmt(res.Cond))
+		res.Queries, sc.Bound(), res.MaxLength, scene.FormatSci(sc.Error), scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
 	p := scene.NewPanel(scene.Rect{W: rv.w, H: rv.h}, r.ty)
 	y, lh := p.Top, lineHeight(&r.text)*1.1 // as paragraph draws it
 	for range wrapWidth(&r.text, rv.summary, p.W()) {
@@ -48,7 +48,7 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 	}
 	rv.titlesY = y + 6*r.u
 	if pair, _ := sc.Pairing(); pair != nil {
-		rv.heat = sc.ResultLayout(p, rv.titlesY, r.ty)
+		rv.heat = sc.ResultLayout(p, rv.titlesY, r.measure())
 		rv.heatShown = len(rv.heat.W) > 0
 	}
 	return rv
@@ -95,8 +95,8 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	if !rv.heatShown {
 		return
 	}
-	r.lab.put(screen, &r.text, "true (canonical)", l.W[0][0][0], y, th.Text)
-	r.lab.put(screen, &r.text, "recovered", l.W[0][1][0], y, th.Text)
+	r.put(screen, l.Titles[0], th.Text)
+	r.put(screen, l.Titles[1], th.Text)
 	ws, vs := scene.HeadScale(sc.Canonical)
 	for h := range sc.Canonical {
 		c := th.HeadColor(h)
@@ -129,7 +129,7 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 		}
 		ex := l.W[h][1][0] + float64(d)*l.Cell + 14*u
 		r.lab.put(screen, &r.text, "error", ex, oy, mc)
-		r.lab.put(screen, &r.text, sciFmt(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
+		r.lab.put(screen, &r.text, scene.FormatSci(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
 	}
 	// The value under the pointer.
 	if hv := r.hovered; hv.ok && r.hovering {
@@ -151,6 +151,16 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 		r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
 	}
 	r.topLab.put(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-lineHeight(&r.text), mc)
+}
+
+// drawRunProgress draws how far the computation of the run has got, a
+// line of text over a bar, and returns the y below them.
+func (r *recoveryRenderer) drawRunProgress(screen *ebiten.Image, sc *scene.Recovery, x, y, w float64, th scene.Theme) float64 {
+	u := r.u
+	line, frac := sc.ProgressLine()
+	y = r.paragraph(screen, &r.text, line, x, y, w, muted(th))
+	r.progressBar(scene.ProgressTrack(x, y, w, u), frac, th)
+	return y + 14*u
 }
 
 func heatColor(th scene.Theme, x, scale float64) color.RGBA {

@@ -32,7 +32,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		line = fmt.Sprintf("Computing… %d%%: %s. ", int(100*st.Progress), st.Doing) + line
 	}
 	y = r.paragraph(screen, &r.text, line, x, y, w, mc)
-	r.progressBar(x, y, w, st.Progress, th)
+	r.progressBar(scene.ProgressTrack(x, y, w, r.u), st.Progress, th)
 	y += 16 * u
 	// Statement of the largest H.
 	var stmt string
@@ -42,7 +42,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 	default:
 		tried := st.Tried()
 		stmt = fmt.Sprintf("float64 recovers up to H = %d at ε = %s (d = %d; most of %d random layers within %s; H = %d…%d tried)",
-			st.Largest, experiment.PowerText(experiment.SweepHeadNoise), sc.State.D, experiment.SweepHeadSeeds, sciFmt(experiment.RecoveredError), tried[0], tried[len(tried)-1])
+			st.Largest, experiment.PowerText(experiment.SweepHeadNoise), sc.State.D, experiment.SweepHeadSeeds, scene.FormatSci(experiment.RecoveredError), tried[0], tried[len(tried)-1])
 		if st.LimitH > 0 {
 			stmt += fmt.Sprintf("; H = %d is beyond the page's per-run limit", st.LimitH)
 		}

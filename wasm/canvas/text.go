@@ -3,11 +3,8 @@
 package main
 
 import (
-	"fmt"
 	"image/color"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/hajimehoshi/ebiten/v2"
 	"golang.org/x/image/font"
@@ -60,37 +57,14 @@ func lineHeight(l *labels) float64 {
 	return float64((m.Ascent + m.Descent).Ceil() + 2)
 }
 
-// wrap splits s at spaces into lines, each as long as fits allows (a
-// single word longer than that stands alone).
-func wrap(s string, fits func(line string) bool) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		try := word
-		if line != "" {
-			try = line + " " + word
-		}
-		if line != "" && !fits(try) {
-			lines = append(lines, line)
-			line = word
-			continue
-		}
-		line = try
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 // wrapChars splits s into lines of at most n characters.
 func wrapChars(s string, n int) []string {
-	return wrap(s, func(line string) bool { return len([]rune(line)) <= n })
+	return scene.Wrap(s, func(line string) bool { return len([]rune(line)) <= n })
 }
 
 // wrapWidth splits s into lines no wider than w in l's type.
 func wrapWidth(l *labels, s string, w float64) []string {
-	return wrap(s, func(line string) bool { return widthOf(l, line) <= w })
+	return scene.Wrap(s, func(line string) bool { return widthOf(l, line) <= w })
 }
 
 // clip returns the sub-image of img a panel at rc draws into (grown by
@@ -98,38 +72,6 @@ func wrapWidth(l *labels, s string, w float64) []string {
 // fit is cut at the panel's edge.
 func clip(img *ebiten.Image, rc scene.Rect, margin int) *ebiten.Image {
 	return img.SubImage(rc.Pixels(margin)).(*ebiten.Image)
-}
-
-// numFmt formats a value for a table: four decimals, or three significant
-// digits when it is very large or small; a dash for NaN.
-func numFmt(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "—"
-	case x == 0:
-		return "0"
-	case math.Abs(x) >= 1e4 || math.Abs(x) < 1e-3:
-		return strings.Replace(fmt.Sprintf("%.3g", x), "-", "−", 1)
-	}
-	return strings.Replace(fmt.Sprintf("%.4f", x), "-", "−", 1)
-}
-
-// tickFmt formats an axis value: as short as it can be.
-func tickFmt(x float64) string {
-	s := strconv.FormatFloat(x, 'g', 4, 64)
-	return strings.Replace(s, "-", "−", 1)
-}
-
-// sciFmt formats an error or a condition number, 1.2e−9; a dash when it
-// is negative, infinite or NaN.
-func sciFmt(x float64) string {
-	if !(x >= 0) || math.IsInf(x, 0) {
-		return "—"
-	}
-	if x == 0 {
-		return "0"
-	}
-	return strings.Replace(fmt.Sprintf("%.1e", x), "e-", "e−", 1)
 }
 
 func finite(x float64) bool { return x-x == 0 }

@@ -11,7 +11,6 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/experiment"
-	"headlab/numerics/replay"
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
 	"headlab/wasm/scene"
@@ -27,23 +26,50 @@ import (
 // the Recovery renderer's batches and labels.
 type transformerRenderer struct {
 	recoveryRenderer
-	axes      scene.LineAxes
-	axesShown bool
-	marks     []replay.Mark
+	// The step view's layout (layoutTSteps) and what it was computed for.
+	tsteps    scene.TransformerSteps
+	tstepsFor layoutKey
 	hoverMark int
 }
 
 func (r *transformerRenderer) reset(a *app) {
 	r.recoveryRenderer.reset(a)
-	r.axesShown, r.hoverMark = false, -1
+	r.tsteps, r.tstepsFor, r.hoverMark = scene.TransformerSteps{}, layoutKey{}, -1
+}
+
+func (r *transformerRenderer) rebuild(a *app, th scene.Theme) {
+	r.recoveryRenderer.rebuild(a, th)
+	r.layoutTSteps(a)
+}
+
+// layoutTSteps computes the step view's layout when the scene, its run,
+// its progress, the canvas or the type changed since the last time (from
+// rebuild, and from pointer while the run is computed); Draw only reads
+// it.
+func (r *transformerRenderer) layoutTSteps(a *app) {
+	sc, ok := a.scene.(*scene.Transformer)
+	if !ok || r.u == 0 || sc.State.View == "result" {
+		return
+	}
+	key := layoutKey{sc: sc, run: sc.Run, w: a.view.Width, h: a.view.Height, ty: r.ty}
+	if sc.Computing() {
+		key.progress = fmt.Sprint(sc.Progress())
+	}
+	if key == r.tstepsFor {
+		return
+	}
+	r.tstepsFor = key
+	r.tsteps = sc.StepsLayout(scene.Rect{W: a.view.Width, H: a.view.Height}, r.measure())
+	a.redraw = true
 }
 
 // pointer hovers the marks on the line, for their tooltip.
 func (r *transformerRenderer) pointer(a *app, p pointerState) scene.Scene {
+	r.layoutTSteps(a)
 	r.hoverX, r.hoverY = p.x, p.y
 	now := -1
-	if r.axesShown {
-		now = scene.HitMark(r.axes, r.marks, p.x, p.y, 6*r.u)
+	if sc, ok := a.scene.(*scene.Transformer); ok && sc.State.View != "result" {
+		now = r.tsteps.HitMark(sc.Marks(), p.x, p.y, 6*r.u)
 	}
 	if now != r.hoverMark {
 		r.hoverMark = now
@@ -58,13 +84,12 @@ func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme)
 		return
 	}
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
-	r.axesShown = false
 	defer r.flush(screen)
 	if sc.State.View == "result" {
 		r.drawTResult(screen, sc, full, th)
 		return
 	}
-	r.drawTSteps(screen, sc, full, th)
+	r.drawTSteps(screen, sc, th)
 }
 
 // unitColor is unit k's colour.
@@ -73,133 +98,57 @@ func unitColor(th scene.Theme, k int) (c [4]uint8) {
 	return [4]uint8{col.R, col.G, col.B, col.A}
 }
 
-func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transformer, full scene.Rect, th scene.Theme) {
-	u := r.u
-	f := scene.NewStepFrame(full, u, scene.TransformerSide)
-	narrow := f.Narrow
-	x, y, w := f.Pad, f.Pad, f.W()
+// drawTSteps draws the step view as its layout (scene.TransformerSteps,
+// computed by layoutTSteps) places it.
+func (r *transformerRenderer) drawTSteps(screen *ebiten.Image, sc *scene.Transformer, th scene.Theme) {
+	l := &r.tsteps
 	mc := muted(th)
-	head := fmt.Sprintf("Step %d of %d", sc.Step(), sc.Steps())
-	if sc.Computing() {
-		head = "Computing the run…"
-	}
-	hx := x + r.lab.put(screen, &r.title, head, x, y, th.Text) + 16*u
-	cur, has := sc.Current()
-	what := "phase A: the heads from F(X) − F(−X) · phase B: the units along a line"
-	if has {
-		if replay.InHeads(cur) {
-			what = "phase A · " + cur.Kind.String() + " of G(X) = F(X) − F(−X)"
-		} else {
-			what = "phase B · " + cur.Kind.String()
-			if cur.Kind != transformer.SelfCheck {
-				what += " at t = " + tFmt(cur.T)
-			}
-		}
-	}
-	if narrow {
-		y += lineHeight(&r.title)
-		hx = x
-	}
-	r.lab.put(screen, &r.text, what, hx, y+(lineHeight(&r.title)-lineHeight(&r.text))/2, mc)
-	y += lineHeight(&r.title) + 6*u
-
-	if r.drawNoRun(screen, sc, x, y, w, th, ". Every step after that is instant; changing the set-up starts afresh.") {
+	r.put(screen, l.Head, th.Text)
+	r.putAll(screen, l.What, mc)
+	if len(l.NoRun.Lines) > 0 {
+		r.drawNoRun(screen, l.NoRun, th)
 		return
 	}
-	y = r.drawTCounter(screen, sc, x, y, w, th) + 10*u
-	if !has || replay.InHeads(cur) {
-		rec, ok := sc.PhaseA()
-		if !ok {
-			msg := "Phase A made no value of the odd part."
-			if err := sc.Failed(); err != nil {
-				msg += " " + err.Error()
-			}
-			r.paragraph(screen, &r.text, msg, x, y, w, th.Query)
-			return
-		}
-		v, hasV := rec.View()
-		if !hasV && has && cur.Kind == transformer.ResidualValue {
-			y = r.paragraph(screen, &r.text, "The residual's share ω·x_N of the odd part, measured on copies of the zero token before recovery runs.", x, y, w, mc)
-		}
-		y = r.drawStrip(screen, rec, v, hasV, x, y, w, th) + 8*u
-		plot, _ := sc.StepsLayout(f, y, r.ty)
-		r.drawPlot(screen, rec, v, hasV, plot, th)
+	r.putAll(screen, l.Counter.Line, th.Text)
+	r.drawBar(screen, l.Counter.Heads, th)
+	r.drawBar(screen, l.Counter.Units, th)
+	r.putAll(screen, l.Missing, th.Query)
+	if l.PhaseA != nil {
+		r.putAll(screen, l.Residual, mc)
+		r.drawStrip(screen, l.Strip, th)
+		r.drawPlot(screen, l.PhaseA, l.View, l.HasView, l.Plot, th)
 		return
 	}
-	plot, list := sc.StepsLayout(f, y, r.ty)
-	r.drawLine(screen, sc, plot, th)
-	r.drawUnitList(screen, sc, list, th)
+	if l.Line {
+		r.drawLine(screen, sc, l, th)
+		r.drawUnitList(screen, l.Units, th)
+	}
 }
 
-// drawNoRun draws why there is no run to show yet, if there is none: the
-// network could not be drawn, or the run is computed (its progress, with
-// more after the percentage). It reports whether it drew.
-func (r *transformerRenderer) drawNoRun(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme, more string) bool {
-	switch {
-	case sc.NetErr != nil:
-		r.paragraph(screen, &r.text, sc.NetErr.Error(), x, y, w, th.Query)
-	case sc.Computing():
-		f := sc.Progress()
-		y = r.paragraph(screen, &r.text, fmt.Sprintf("Computing the run in the compute worker… %d%%", int(100*f))+more, x, y+8*r.u, w, muted(th))
-		r.progressBar(x, y, w, f, th)
-	default:
-		return false
+// drawNoRun draws why there is no run to show yet (scene.NoRun): the
+// network's error, or the run's progress over its bar.
+func (r *transformerRenderer) drawNoRun(screen *ebiten.Image, n scene.NoRun, th scene.Theme) {
+	if n.Failed {
+		r.putAll(screen, n.Lines, th.Query)
+		return
 	}
-	return true
-}
-
-// drawTCounter draws the queries of both phases against their yardsticks:
-// 2·(the schedule's count) for the heads, the ideal (K+1)(Hd+1) for the
-// units; it returns the y below.
-func (r *transformerRenderer) drawTCounter(screen *ebiten.Image, sc *scene.Transformer, x, y, w float64, th scene.Theme) float64 {
-	u := r.u
-	mc := muted(th)
-	c := sc.Counts()
-	res := sc.Run.Result
-	line := fmt.Sprintf("queries %d · units found %d of K = %d · longest query %d of 2H+1 = %d", c.Queries, c.Units, sc.State.Units, res.MaxLength, 2*sc.State.H+1)
-	y = r.paragraph(screen, &r.text, line, x, y, w, th.Text) + 2*u
-	gap := 16 * u
-	bw := (w - gap) / 2
-	if w < 520*u {
-		bw = w
-	}
-	bar := func(bx, by float64, name string, got, total, yard int, yardName string) float64 {
-		r.lab.put(screen, &r.text, fmt.Sprintf("%s %d of %d", name, got, total), bx, by, mc)
-		by += lineHeight(&r.text) + 2*u
-		top := float64(max(total, yard, 1)) * 1.05
-		bh := 10 * u
-		r.flat.rect(bx, by, bw, bh, th.Grid)
-		r.flat.rect(bx, by, bw*float64(got)/top, bh, accent(th))
-		mx := bx + bw*float64(yard)/top
-		r.smooth.line(mx, by-3*u, mx, by+bh+3*u, 2*u, th.Text)
-		tw := widthOf(&r.text, yardName)
-		r.lab.put(screen, &r.text, yardName, math.Max(bx, math.Min(mx-tw/2, bx+bw-tw)), by+bh+3*u, mc)
-		return by + bh + 3*u + lineHeight(&r.text)
-	}
-	y1 := bar(x, y, "heads", c.Head, res.HeadQueries, sc.HeadBound(), fmt.Sprintf("2·schedule = %d", sc.HeadBound()))
-	bx, by := x+bw+gap, y
-	if bw == w {
-		bx, by = x, y1+4*u
-	}
-	y2 := bar(bx, by, "units", c.Unit, res.UnitQueries, sc.IdealUnits(), fmt.Sprintf("ideal (K+1)(%dd+1) = %d", sc.Blocks(), sc.IdealUnits()))
-	return math.Max(y1, y2)
+	r.putAll(screen, n.Lines, muted(th))
+	r.progressBar(n.Bar, n.Fraction, th)
 }
 
 // drawLine draws phase B: F on the single tokens of the line against
 // θ = atan t, the pieces found so far, and the marks.
-func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transformer, plot scene.Rect, th scene.Theme) {
+func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transformer, l *scene.TransformerSteps, th scene.Theme) {
 	u := r.u
 	mc := muted(th)
-	ax := sc.LineAxes(plot)
-	r.axes, r.axesShown = ax, true
-	r.marks = sc.Marks()
+	plot, ax, marks := l.Plot, l.Axes, sc.Marks()
 	dst := clip(screen, plot, 0)
 	var xs, ys []tick
 	for _, t := range ax.TTicks() {
-		xs = append(xs, tick{ax.X(t), t == 0, tFmt(t)})
+		xs = append(xs, tick{ax.X(t), t == 0, scene.FormatT(t)})
 	}
 	for _, yv := range ax.YTicks(5) {
-		ys = append(ys, tick{ax.Y(yv), yv == 0, tickFmt(yv)})
+		ys = append(ys, tick{ax.Y(yv), yv == 0, scene.FormatTick(yv)})
 	}
 	r.grid(screen, plot, xs, ys, th)
 	r.plotFrame(screen, plot, "t on the line of single tokens p + t·q (axis θ = atan t)", th)
@@ -215,7 +164,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 
 	// Each piece over the stretch between its neighbouring kinks.
 	kinks := []float64{math.Inf(-1)}
-	for _, m := range r.marks {
+	for _, m := range marks {
 		if m.Kind == transformer.KinkFound {
 			kinks = append(kinks, m.T)
 		}
@@ -251,7 +200,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	base := plot.Y + plot.H - 10*u
 	cur, _ := sc.Current()
 	nk := 0 // kinks drawn, to stagger their labels
-	for _, m := range r.marks {
+	for _, m := range marks {
 		px := ax.X(m.T)
 		last := m.Step == sc.Step()
 		switch m.Kind {
@@ -300,11 +249,10 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		r.under.put(dst, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-lineHeight(&r.text)-24*u, th.Query)
 	}
 	r.clipTo(plot)
-	legend := "diamonds: local solves (Hd+1 two-token queries) · dots: side and hyperplane queries · dashed: kinks, coloured by unit"
-	r.paragraph(screen, &r.text, legend, plot.X, plot.Y+plot.H+4*u+2*lineHeight(&r.text), plot.W, mc)
-	if r.hoverMark >= 0 && r.hoverMark < len(r.marks) {
-		m := r.marks[r.hoverMark]
-		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, tFmt(m.T))
+	r.putAll(screen, l.Legend, mc)
+	if r.hoverMark >= 0 && r.hoverMark < len(marks) {
+		m := marks[r.hoverMark]
+		tip := fmt.Sprintf("step %d: %s at t = %s", m.Step, m.Kind, scene.FormatT(m.T))
 		if !m.OK {
 			tip += " (did not confirm)"
 		}
@@ -320,38 +268,18 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	}
 }
 
-// drawUnitList lists the units identified so far, in their colours.
-func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, sc *scene.Transformer, rc scene.Rect, th scene.Theme) {
-	u := r.u
-	mc := muted(th)
-	y := rc.Y
-	r.lab.put(screen, &r.text, "Units identified", rc.X, y, th.Text)
-	y += lineHeight(&r.text) + 2*u
-	res := sc.Run.Result
-	n := 0
-	for _, m := range sc.Marks() {
-		if m.Kind != transformer.KinkFound || m.Unit < 0 || m.Unit >= len(res.Net.Units) {
-			continue
-		}
-		if y+lineHeight(&r.text) > rc.Y+rc.H+lineHeight(&r.text) {
-			break
-		}
-		un := res.Net.Units[m.Unit]
-		k := unitColor(th, m.Unit)
+// drawUnitList draws the list of the units identified so far, in their
+// colours.
+func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, l scene.UnitList, th scene.Theme) {
+	r.put(screen, l.Title, th.Text)
+	for _, row := range l.Rows {
+		k := unitColor(th, row.Unit)
 		c := th.Text
 		c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
-		r.flat.rect(rc.X, y+3*u, 10*u, 10*u, c)
-		sign := "+"
-		if un.Sign < 0 {
-			sign = "−"
-		}
-		r.lab.put(screen, &r.text, fmt.Sprintf("unit %d  %sReLU(η·φ)  at t = %s", m.Unit+1, sign, tFmt(m.T)), rc.X+16*u, y, th.Text)
-		y += lineHeight(&r.text)
-		n++
+		r.flat.rect(row.Swatch.X, row.Swatch.Y, row.Swatch.W, row.Swatch.H, c)
+		r.put(screen, row.Label, th.Text)
 	}
-	if n == 0 {
-		r.paragraph(screen, &r.text, "None yet: a unit is identified from the jump D = Λ_right − Λ_left at its kink once every kink is confirmed.", rc.X, y, rc.W, mc)
-	}
+	r.putAll(screen, l.None, muted(th))
 }
 
 // drawTResult draws the recovered against the true network.
@@ -360,7 +288,8 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	p := r.panel(screen, full, "Recovered against the true network, up to equivalence", th)
 	pad, x, y, w := p.Pad, p.Pad, p.Top, p.W()
 	mc := muted(th)
-	if r.drawNoRun(screen, sc, x, y, w, th, "") {
+	if n, none := sc.NoRunLayout(r.measure(), x, y, w, ""); none {
+		r.drawNoRun(screen, n, th)
 		return
 	}
 	res := sc.Run.Result
@@ -382,7 +311,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	sum := fmt.Sprintf("%d queries: %d for the heads (2·schedule = %d), %d for the units (ideal (K+1)(Hd+1) = %d); longest %d tokens · %d bits (%.0f digits) · %s",
 		res.Queries, res.HeadQueries, sc.HeadBound(), res.UnitQueries, sc.IdealUnits(), res.MaxLength, res.Precision, res.Digits, eq)
 	y = r.paragraph(screen, &r.text, sum, x, y, w, mc) + 4*u
-	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, sciFmt(sc.Run.Agreement))
+	agree := fmt.Sprintf("Largest |ΔF| on %d held-out sequences of 1…%d tokens: %s relative", experiment.AgreementSequences, experiment.AgreementLength, scene.FormatSci(sc.Run.Agreement))
 	y = r.paragraph(screen, &r.title, agree, x, y, w, th.Text) + 8*u
 
 	// Heads.
@@ -394,7 +323,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
 		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
 		if err == nil && h < len(errs) {
-			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, sciFmt(errs[h]))
+			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, scene.FormatSci(errs[h]))
 		}
 		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)
 		y += lineHeight(&r.text)
@@ -422,7 +351,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		}
 		r.flat.rect(cols[0], y+3*u, 10*u, 10*u, c)
 		r.lab.put(screen, &r.text, fmt.Sprintf("%d", row.True+1), cols[0]+16*u, y, th.Text)
-		r.lab.put(screen, &r.text, tFmt(row.T), cols[1], y, th.Text)
+		r.lab.put(screen, &r.text, scene.FormatT(row.T), cols[1], y, th.Text)
 		r.lab.put(screen, &r.text, signs(row.Sign[0])+" / "+signs(row.Sign[1]), cols[2], y, th.Text)
 		r.lab.put(screen, &r.text, vecFmt(row.C[0]), cols[3], y, th.Text)
 		rec := "none (dead or merged)"
@@ -430,7 +359,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 			rec = vecFmt(row.C[1])
 		}
 		r.lab.put(screen, &r.text, rec, cols[4], y, th.Text)
-		r.lab.put(screen, &r.text, sciFmt(row.Err), cols[5], y, th.Text)
+		r.lab.put(screen, &r.text, scene.FormatSci(row.Err), cols[5], y, th.Text)
 		y += lineHeight(&r.text)
 	}
 }
@@ -451,15 +380,4 @@ func vecFmt(x []float64) string {
 		parts[i] = strings.Replace(fmt.Sprintf("%.3f", v), "-", "−", 1)
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// tFmt formats a place on the line, ±∞ included.
-func tFmt(t float64) string {
-	switch {
-	case math.IsInf(t, 1):
-		return "+∞"
-	case math.IsInf(t, -1):
-		return "−∞"
-	}
-	return tickFmt(t)
 }

@@ -157,10 +157,15 @@ type HeatLayout struct {
 	// Origin of each block: [head][0 true, 1 recovered] the top-left of W;
 	// v is the row of cells one cell under W.
 	W [][2][2]float64
+	// Titles are the columns' titles, true and recovered, over the blocks
+	// (ResultLayout).
+	Titles [2]Label
 }
 
-// NewHeatLayout lays out heads rows of two d×d matrices (plus v) in r.
-func NewHeatLayout(r Rect, d, heads int, unit float64) HeatLayout {
+// NewHeatLayout lays out heads rows of two d×d matrices (plus v) in r,
+// the recovered block at least column pixels right of the true one (so
+// that the true column's title fits over it).
+func NewHeatLayout(r Rect, d, heads int, unit, column float64) HeatLayout {
 	l := HeatLayout{D: d, Heads: heads}
 	if heads < 1 || d < 1 {
 		return l
@@ -173,10 +178,11 @@ func NewHeatLayout(r Rect, d, heads int, unit float64) HeatLayout {
 	byW := (r.W - label - errW - 3*gap) / (2 * float64(d))
 	l.Cell = math.Max(2, math.Min(60*unit, math.Min(byH, byW)))
 	blockH := l.Cell * (float64(d) + 1.6)
+	pitch := math.Max(float64(d)*l.Cell+gap, column)
 	for h := 0; h < heads; h++ {
 		y := r.Y + float64(h)*(blockH+gap)
 		x := r.X + label
-		l.W = append(l.W, [2][2]float64{{x, y}, {x + float64(d)*l.Cell + gap, y}})
+		l.W = append(l.W, [2][2]float64{{x, y}, {x + pitch, y}})
 	}
 	return l
 }
@@ -303,41 +309,6 @@ func (f StepFrame) Beside(plot Rect, h float64) Rect {
 // in CSS pixels.
 const StepsSide = 320
 
-// StepsLayout places the step view's plot of F(n) and its pole table
-// below y (the header, counter and query strip are above): the table
-// beside the plot on a wide canvas, under it once the RF is fitted, or
-// left out when the plot would be shorter than 80 CSS pixels. The plot
-// keeps 26 CSS pixels under it for its axis labels.
-func (r *Recovery) StepsLayout(f StepFrame, y float64, t Type) (plot, table Rect) {
-	u := t.U
-	tableH := 0.0
-	if v, has := r.View(); f.Side == 0 && has && v.Fitted {
-		link := 0.0
-		if v.RF.Kind == recovery.Link {
-			link = 1
-		}
-		tableH = float64(len(v.RF.P))*t.Text*(1+link) + t.Text*4.6
-	}
-	plot = f.Plot(y, true, 26*u, tableH)
-	if plot.H < 80*u {
-		plot.H = math.Max(40*u, f.Full.H-y-f.Pad-26*u)
-		tableH = 0
-	}
-	switch {
-	case f.Side > 0:
-		table = f.Beside(plot, plot.H+26*u)
-	case tableH > 0:
-		// Under the plot's axis labels; its last lines can fall off a
-		// short canvas, where they are cut at the canvas's edge.
-		table = Rect{X: f.Pad, Y: plot.Y + plot.H + 10*u + 2*t.Text, W: f.W(), H: tableH}
-		table.H = math.Min(table.H, f.Full.H-table.Y)
-		if table.H <= 0 {
-			table = Rect{}
-		}
-	}
-	return plot, table
-}
-
 // Panel is the frame of the result, sweep and modes views: a margin of
 // 16 CSS pixels, the title at its top left, the rest below it.
 type Panel struct {
@@ -358,10 +329,19 @@ func (p Panel) W() float64 { return p.Full.W - 2*p.Pad }
 
 // ResultLayout places the result view's heat maps below y (the title and
 // the run's summary are above): a line of column titles, then a row per
-// canonical head, leaving a line at the bottom for the colour legend.
-func (r *Recovery) ResultLayout(p Panel, y float64, t Type) HeatLayout {
+// canonical head, leaving a line at the bottom for the colour legend. The
+// titles do not overlap, however small the cells.
+func (r *Recovery) ResultLayout(p Panel, y float64, m Measure) HeatLayout {
+	t := m.Type
 	area := Rect{X: p.Pad, Y: y + t.Text + 4*t.U, W: p.W(), H: p.Full.H - y - t.Text - 2*p.Pad - t.Text}
-	return NewHeatLayout(area, r.State.D, len(r.Canonical), t.U)
+	titles := [2]string{"true (canonical)", "recovered"}
+	l := NewHeatLayout(area, r.State.D, len(r.Canonical), t.U, m.TextWidth(titles[0])+8*t.U)
+	if len(l.W) > 0 {
+		for side, s := range titles {
+			l.Titles[side] = Label{Text: s, X: l.W[0][side][0], Y: y}
+		}
+	}
+	return l
 }
 
 // CellRect returns the rectangle of a heat-map cell: head h, side 0 (true)

@@ -3,7 +3,6 @@ package scene
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"testing"
 
 	"headlab/numerics/attention"
@@ -32,70 +31,6 @@ func overlap(a, b Rect) bool {
 	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
 }
 
-// TestStepsLayout lays out the step view at every step of a run (H = 2,
-// d = 2) on every canvas: the plot and the pole table lie inside the
-// canvas and do not overlap, the table is beside the plot on a wide canvas
-// and under it (once the RF is fitted) on a narrow one.
-func TestStepsLayout(t *testing.T) {
-	r := recoveryAt(t, "#v=1&scene=recovery&H=2&d=2")
-	for _, c := range canvases {
-		full := Rect{W: c.w, H: c.h}
-		f := NewStepFrame(full, c.ty.U, StepsSide)
-		top := f.Pad + 3*c.ty.Title + 4*c.ty.Text // the header, counter and strip
-		for step := 0; step <= r.Steps(); step++ {
-			r.State.Step = step
-			plot, table := r.StepsLayout(f, top, c.ty)
-			name := fmt.Sprintf("%gx%g step %d", c.w, c.h, step)
-			if !inside(plot, full) || plot.H < 40*c.ty.U {
-				t.Fatalf("%s: plot %+v", name, plot)
-			}
-			v, has := r.View()
-			switch {
-			case f.Side > 0:
-				if !inside(table, full) || overlap(plot, table) || table.X < plot.X+plot.W {
-					t.Fatalf("%s: table %+v beside plot %+v", name, table, plot)
-				}
-			case has && v.Fitted && table != (Rect{}):
-				if !inside(table, full) || overlap(plot, table) || table.Y < plot.Y+plot.H {
-					t.Fatalf("%s: table %+v under plot %+v", name, table, plot)
-				}
-			case table != (Rect{}):
-				t.Fatalf("%s: a table %+v under an RF not fitted", name, table)
-			}
-		}
-	}
-}
-
-// TestTransformerStepsLayout lays out both phases of a run: phase A's
-// plot takes the whole width, phase B's plot and unit list lie inside the
-// canvas without overlapping.
-func TestTransformerStepsLayout(t *testing.T) {
-	lab := NewLocalLab(experiment.Run)
-	const frag = "#v=1&scene=transformer&H=1&d=2&m=2&K=2&seed=3"
-	end := transformerScene(t, lab, frag+"&step=100000")
-	for _, c := range canvases {
-		full := Rect{W: c.w, H: c.h}
-		f := NewStepFrame(full, c.ty.U, TransformerSide)
-		for _, k := range []int{0, 1, end.Steps() / 2, end.Steps()} {
-			sc := transformerScene(t, lab, frag+"&step="+strconv.Itoa(k))
-			plot, list := sc.StepsLayout(f, f.Pad+3*c.ty.Title, c.ty)
-			name := fmt.Sprintf("%gx%g step %d (%s)", c.w, c.h, k, sc.Phase())
-			if !inside(plot, full) {
-				t.Fatalf("%s: plot %+v", name, plot)
-			}
-			if sc.Phase() != "units" {
-				if list != (Rect{}) || plot.W != f.W()-f.Left {
-					t.Fatalf("%s: phase A plot %+v, list %+v", name, plot, list)
-				}
-				continue
-			}
-			if !inside(list, full) || overlap(plot, list) {
-				t.Fatalf("%s: list %+v, plot %+v", name, list, plot)
-			}
-		}
-	}
-}
-
 // TestResultLayout lays out the result view of a run (H = 3, d = 2): the
 // heat-map cells lie inside the canvas under the summary, no two overlap,
 // and hit-testing the centre of each cell returns that cell. The pairing
@@ -111,7 +46,14 @@ func TestResultLayout(t *testing.T) {
 		full := Rect{W: c.w, H: c.h}
 		p := NewPanel(full, c.ty)
 		y := p.Top + 2*c.ty.Text
-		l := r.ResultLayout(p, y, c.ty)
+		m := measureFor(t, c.w, c.ty.U)
+		l := r.ResultLayout(p, y, m)
+		// The column titles side by side over the cells (they overlapped
+		// at 1280×800 with H = 3).
+		t0, t1 := labelBox(m, "true", l.Titles[0]), labelBox(m, "recovered", l.Titles[1])
+		if overlap(t0.r, t1.r) || !inside(t1.r, full) || t0.r.Y+t0.r.H > l.W[0][0][1] {
+			t.Fatalf("%gx%g: titles %+v and %+v over cells at %v", c.w, c.h, t0.r, t1.r, l.W[0])
+		}
 		if len(l.W) != len(r.Canonical) || !(l.Cell > 0) {
 			t.Fatalf("%gx%g: %d rows, cell %g", c.w, c.h, len(l.W), l.Cell)
 		}

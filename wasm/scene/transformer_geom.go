@@ -72,19 +72,22 @@ func HitMark(a LineAxes, marks []replay.Mark, px, py, r float64) int {
 // the line, in CSS pixels.
 const TransformerSide = 280
 
-// StepsLayout places the step view below y (the header and counters are
+// plotAndList places the step view below y (the header and counters are
 // above). In phase A (and at step 0) it returns the plot of the odd part's
 // rational function, the whole width; in phase B the plot of the line,
-// with the unit list beside it on a wide canvas or under it, four lines of
-// body type high. Plots are at least 60 CSS pixels high.
-func (t *Transformer) StepsLayout(f StepFrame, y float64, ty Type) (plot, list Rect) {
+// with room under it for its axis labels and a legend of legend lines
+// (two at least), and the unit list beside it on a wide canvas or under
+// it, four lines of body type high. Plots are at least 60 CSS pixels
+// high.
+func (t *Transformer) plotAndList(f StepFrame, y float64, ty Type, legend int) (plot, list Rect) {
 	u := ty.U
 	if cur, has := t.Current(); !has || replay.InHeads(cur) {
 		plot = f.Plot(y, false, 26*u)
 		plot.H = math.Max(60*u, plot.H)
 		return plot, Rect{}
 	}
-	plot = f.Plot(y, true, 4*ty.Text, 8*u)
+	under := 4*ty.Text + 8*u + float64(max(0, legend-2))*1.1*ty.Text
+	plot = f.Plot(y, true, under)
 	if f.Side == 0 {
 		plot.H -= 4 * ty.Text
 	}
@@ -92,5 +95,5 @@ func (t *Transformer) StepsLayout(f StepFrame, y float64, ty Type) (plot, list R
 	if f.Side > 0 {
 		return plot, f.Beside(plot, plot.H)
 	}
-	return plot, Rect{X: f.Pad, Y: plot.Y + plot.H + 4*ty.Text + 8*u, W: f.W(), H: 4 * ty.Text}
+	return plot, Rect{X: f.Pad, Y: plot.Y + plot.H + under, W: f.W(), H: 4 * ty.Text}
 }
