@@ -8,7 +8,7 @@
 //
 // The job protocol. The page sends
 //
-//	{op: "run", id, job, fault}   job: an experiment.Job as JSON
+//	{op: "run", id, job, fault}   job: an experiment.Job, gob (a Uint8Array; experiment.EncodeJob)
 //	{op: "cancel", id}
 //	{op: "pace", on}              on: a drag is under way in the canvas
 //
@@ -22,6 +22,10 @@
 //	{op: "cancelled", id}
 //	{op: "error", id, error}         the job could not be run (a bad job)
 //
+// Jobs go in and progress and results come out as gob (experiment's
+// EncodeJob, DecodeResult and the rest): floats cross bit for bit, and
+// the worker links one serialisation, not JSON beside gob.
+//
 // Jobs run one at a time, in the order sent; a cancel of a queued job
 // drops it, of the running one stops it at its next pause (every
 // sliceTime). While paced, the worker rests a slice after each slice of
@@ -32,7 +36,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 	"syscall/js"
@@ -90,8 +93,8 @@ func (w *worker) receive(m js.Value) {
 	id := m.Get("id").Float()
 	switch m.Get("op").String() {
 	case "run":
-		var j experiment.Job
-		if err := json.Unmarshal([]byte(m.Get("job").String()), &j); err != nil {
+		j, err := decodeJob(m.Get("job"))
+		if err != nil {
 			post(map[string]any{"op": "error", "id": id, "error": fmt.Sprintf("compute: a job that is not an experiment.Job: %v", err)}, nil)
 			return
 		}
@@ -122,6 +125,17 @@ func (w *worker) receive(m js.Value) {
 		}
 		w.cancelled[id] = true
 	}
+}
+
+// decodeJob decodes a run message's job: the bytes of experiment.EncodeJob
+// in a Uint8Array.
+func decodeJob(v js.Value) (experiment.Job, error) {
+	if !v.InstanceOf(js.Global().Get("Uint8Array")) {
+		return experiment.Job{}, fmt.Errorf("a %s, not the bytes of experiment.EncodeJob", v.Type())
+	}
+	b := make([]byte, v.Length())
+	js.CopyBytesToGo(b, v)
+	return experiment.DecodeJob(b)
 }
 
 func (w *worker) next() (task, bool) {
