@@ -13,7 +13,7 @@ import (
 // progress back, in package codec's binary form: floats go bit for bit
 // (NaN and ±Inf included, which JSON cannot carry), so the canvas shows
 // the numbers the worker computed, and the worker links one small
-// serialisation (encoding/json beside encoding/gob was about 170 kB of its
+// serialisation (encoding/json beside encoding/gob was about 145 kB of its
 // brotli bytes). A run's error is carried as its message and, for a
 // *recovery.Error, its fields; the error rebuilt on the canvas says the
 // same words.

@@ -6,9 +6,9 @@
 // its jobs ({op: "failed"}), shows a notice on the page
 // (window.headlab.errors) and is started afresh by the next job.
 //
-//	start(key, job, kind)  job: an experiment.Job, gob (a Uint8Array made
-//	                       by experiment.EncodeJob), kind its Kind for the
-//	                       log; returns the job's id
+//	start(key, job, kind)  job: an experiment.Job, encoded (a Uint8Array
+//	                       made by experiment.EncodeJob), kind its Kind for
+//	                       the log; returns the job's id
 //	cancel(id)             stop a job (answered by {op: "cancelled"})
 //	pace(on)               a drag is under way: the worker computes half the time
 //	log                    the last jobs: {id, key, kind, op, ms}, newest last
