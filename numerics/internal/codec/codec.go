@@ -162,29 +162,33 @@ func (e *encoder) value(v reflect.Value) error {
 			return nil
 		}
 		e.b = binary.AppendUvarint(e.b, uint64(v.Len())+1)
-		return e.elems(v)
-	case reflect.Array:
-		return e.elems(v)
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if skipped(t.Field(i)) {
-				continue
-			}
-			if err := e.value(v.Field(i)); err != nil {
-				return fmt.Errorf("%s.%s: %w", t, t.Field(i).Name, err)
-			}
-		}
+		return parts(v, e.value)
+	case reflect.Array, reflect.Struct:
+		return parts(v, e.value)
 	default:
 		return fmt.Errorf("a value of kind %s (%s)", v.Kind(), v.Type())
 	}
 	return nil
 }
 
-func (e *encoder) elems(v reflect.Value) error {
-	for i := range v.Len() {
-		if err := e.value(v.Index(i)); err != nil {
-			return err
+// parts calls f on v's parts in the order they are sent: the elements of
+// an array or a slice, the sent fields of a struct.
+func parts(v reflect.Value, f func(reflect.Value) error) error {
+	if v.Kind() != reflect.Struct {
+		for i := range v.Len() {
+			if err := f(v.Index(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		if skipped(t.Field(i)) {
+			continue
+		}
+		if err := f(v.Field(i)); err != nil {
+			return fmt.Errorf("%s.%s: %w", t, t.Field(i).Name, err)
 		}
 	}
 	return nil
@@ -369,30 +373,11 @@ func (d *decoder) value(v reflect.Value) error {
 			return errShort
 		}
 		v.Set(reflect.MakeSlice(v.Type(), int(n-1), int(n-1)))
-		return d.elems(v)
-	case reflect.Array:
-		return d.elems(v)
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			if skipped(t.Field(i)) {
-				continue
-			}
-			if err := d.value(v.Field(i)); err != nil {
-				return fmt.Errorf("%s.%s: %w", t, t.Field(i).Name, err)
-			}
-		}
+		return parts(v, d.value)
+	case reflect.Array, reflect.Struct:
+		return parts(v, d.value)
 	default:
 		return fmt.Errorf("a value of kind %s (%s)", v.Kind(), v.Type())
-	}
-	return nil
-}
-
-func (d *decoder) elems(v reflect.Value) error {
-	for i := range v.Len() {
-		if err := d.value(v.Index(i)); err != nil {
-			return err
-		}
 	}
 	return nil
 }
