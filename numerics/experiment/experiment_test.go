@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -227,4 +228,48 @@ func TestLearnExtended(t *testing.T) {
 	if _, err := Learn(Context{}, r); err == nil {
 		t.Fatal("a noisy oracle in extended precision was accepted")
 	}
+}
+
+// TestJobWire: every kind's job crosses to the worker (EncodeJob,
+// DecodeJob) unchanged, floats bit for bit, a set-up of zero values
+// included; bytes that are not a job are an error.
+func TestJobWire(t *testing.T) {
+	for _, j := range []Job{
+		{Kind: KindRecovery, Recovery: &Recovery{H: 2, D: 3, Seed: 7, Src: "attention", W: []float64{math.Pi, math.Copysign(0, -1), 1e-300}, Val: []float64{math.Inf(1)},
+			Dup: 1, Cancel: true, H0: 3, Mode: "economy", Noise: 1e-9, Prec: 128}},
+		{Kind: KindSweep, Recovery: &Recovery{}},
+		{Kind: KindFit, Fit: &Fit{D: 4, K: 3, Seed: 2}, Known: []FitPoint{{K: 1, TestRMS: 0.1, TestMax: math.NaN(), Constant: 3}}},
+		{Kind: KindTiming, Timing: &Timing{D: 20, Q: []float64{0.5, -1}}},
+		{Kind: KindTransformer, Transformer: &Transformer{H: 2, D: 3, M: 3, K: 5, Seed: 1, Residual: true, Readout: true, Mode: "economy", Prec: 96}},
+	} {
+		b, err := EncodeJob(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeJob(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := showJob(back), showJob(j); got != want {
+			t.Errorf("%s job: %s, want %s", j.Kind, got, want)
+		}
+		if again, _ := EncodeJob(back); !bytes.Equal(again, b) {
+			t.Errorf("%s job: encoded again, its bytes differ", j.Kind)
+		}
+	}
+	if _, err := DecodeJob([]byte(`{"Kind":"recovery"}`)); err == nil {
+		t.Error("JSON decoded as a job")
+	}
+}
+
+// showJob prints a job with its set-ups, not their addresses (NaN equal
+// to NaN, -0 apart from 0).
+func showJob(j Job) string {
+	s := fmt.Sprintf("%s known %#v", j.Kind, j.Known)
+	for _, p := range []any{j.Recovery, j.Fit, j.Timing, j.Transformer} {
+		if v := reflect.ValueOf(p); !v.IsNil() {
+			s += fmt.Sprintf(" %#v", v.Elem().Interface())
+		}
+	}
+	return s
 }

@@ -22,27 +22,27 @@ const (
 )
 
 // Job is one experiment to run and its parameters: the page's canvas sends
-// it to the compute worker as JSON, the worker runs it with Run. The
-// set-up of the kind's experiment is in its own field; a new kind adds a
-// Kind and a field, a new parameter a field of its set-up, so older
+// it to the compute worker encoded (EncodeJob), the worker runs it with
+// Run. The set-up of the kind's experiment is in its own field; a new kind
+// adds a Kind and a field, a new parameter a field of its set-up, so older
 // jobs keep their meaning.
 type Job struct {
 	Kind     Kind
-	Recovery *Recovery  `json:",omitempty"` // KindRecovery, KindSweep
-	Fit      *Fit       `json:",omitempty"`
-	Known    []FitPoint `json:",omitempty"` // KindFit: the points the caller already has
-	Timing   *Timing    `json:",omitempty"`
+	Recovery *Recovery // KindRecovery, KindSweep
+	Fit      *Fit
+	Known    []FitPoint // KindFit: the points the caller already has
+	Timing   *Timing
 	// Transformer is KindTransformer's set-up.
-	Transformer *Transformer `json:",omitempty"`
+	Transformer *Transformer
 }
 
 // Progress is how far a job has got: the fraction done and, by kind, the
 // state so far (the run's, the sweep so far, the fit's curve so far).
 type Progress struct {
 	Fraction float64
-	Recovery *recovery.Progress `json:",omitempty"`
-	Sweep    *SweepState        `json:",omitempty"`
-	Fit      *FitCurve          `json:",omitempty"`
+	Recovery *recovery.Progress
+	Sweep    *SweepState
+	Fit      *FitCurve
 }
 
 // Result is a finished job's outcome, in the field of its kind.

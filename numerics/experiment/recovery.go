@@ -22,17 +22,17 @@ import (
 type Recovery struct {
 	H, D   int
 	Seed   uint64
-	Src    string    `json:",omitempty"` // "random" (default) or "attention": W and Val give the layer
-	W, Val []float64 `json:",omitempty"` // the layer for Src = "attention", row by row
-	Dup    int       `json:",omitempty"` // the first Dup heads split into two halves
-	Cancel bool      `json:",omitempty"` // a pair of heads with one W and opposite v added
-	H0     int       `json:",omitempty"` // upper bound on H given to the learner (0: H known)
-	Mode   string    `json:",omitempty"` // "paper" (default) or "economy"
-	Noise  float64   `json:",omitempty"` // the oracle's relative accuracy ε
+	Src    string    // "random" (default) or "attention": W and Val give the layer
+	W, Val []float64 // the layer for Src = "attention", row by row
+	Dup    int       // the first Dup heads split into two halves
+	Cancel bool      // a pair of heads with one W and opposite v added
+	H0     int       // upper bound on H given to the learner (0: H known)
+	Mode   string    // "paper" (default) or "economy"
+	Noise  float64   // the oracle's relative accuracy ε
 	// Prec is the run's precision in bits: 0 for float64, else extended
 	// precision throughout (the oracle exact at Prec bits, see
 	// recovery.LearnBig).
-	Prec int `json:",omitempty"`
+	Prec int
 }
 
 // CanonicalTol is the tolerance within which two heads' W count as equal

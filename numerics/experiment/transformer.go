@@ -18,10 +18,10 @@ import (
 type Transformer struct {
 	H, D, M, K int
 	Seed       uint64
-	Residual   bool   `json:",omitempty"`
-	Readout    bool   `json:",omitempty"`
-	Mode       string `json:",omitempty"` // "paper" (default) or "economy"
-	Prec       int    `json:",omitempty"`
+	Residual   bool
+	Readout    bool
+	Mode       string // "paper" (default) or "economy"
+	Prec       int
 }
 
 // Held-out agreement of a transformer run: the recovered network against
@@ -174,7 +174,7 @@ func LearnTransformer(ctx Context, t Transformer) (run TransformerRun, err error
 	return run, nil
 }
 
-// wireTransformer is a TransformerRun with its error in a form gob can
+// wireTransformer is a TransformerRun with its error in a form codec can
 // carry: a *transformer.ConditionError by its fields.
 type wireTransformer struct {
 	Run       TransformerRun

@@ -1,22 +1,24 @@
 package experiment
 
 import (
-	"bytes"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"time"
 
+	"headlab/numerics/internal/codec"
 	"headlab/numerics/recovery"
 )
 
-// Results and progress cross from the compute worker to the canvas as gob:
-// floats go bit for bit (NaN and ±Inf included, which JSON cannot carry),
-// so the canvas shows the numbers the worker computed. A run's error is
-// carried as its message and, for a *recovery.Error, its fields; the error
-// rebuilt on the canvas says the same words.
+// Jobs cross from the canvas to the compute worker, and results and
+// progress back, in package codec's binary form: floats go bit for bit
+// (NaN and ±Inf included, which JSON cannot carry), so the canvas shows
+// the numbers the worker computed, and the worker links one small
+// serialisation (encoding/json beside encoding/gob was about 145 kB of its
+// brotli bytes). A run's error is carried as its message and, for a
+// *recovery.Error, its fields; the error rebuilt on the canvas says the
+// same words.
 
-// wireResult is Result with the run's error in a form gob can carry.
+// wireResult is Result with the run's error in a form codec can carry.
 type wireResult struct {
 	Kind     Kind
 	Recovery *wireRun
@@ -63,18 +65,14 @@ func EncodeResult(r Result) ([]byte, error) {
 		}
 		w.Recovery = wr
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(w); err != nil {
-		return nil, fmt.Errorf("experiment: encoding a %s result: %w", r.Kind, err)
-	}
-	return b.Bytes(), nil
+	return encode(w, "a "+string(r.Kind)+" result")
 }
 
 // DecodeResult decodes what EncodeResult wrote.
 func DecodeResult(b []byte) (Result, error) {
-	var w wireResult
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&w); err != nil {
-		return Result{}, fmt.Errorf("experiment: decoding a result: %w", err)
+	w, err := decode[wireResult](b, "a result")
+	if err != nil {
+		return Result{}, err
 	}
 	r := Result{Kind: w.Kind, Sweep: w.Sweep, Fit: w.Fit, Timing: w.Timing, Dur: w.Dur, Transformer: w.Transformer.run()}
 	if wr := w.Recovery; wr != nil {
@@ -97,20 +95,34 @@ func DecodeResult(b []byte) (Result, error) {
 	return r, nil
 }
 
+// EncodeJob encodes a job for DecodeJob: what the canvas sends the
+// compute worker.
+func EncodeJob(j Job) ([]byte, error) { return encode(j, "a "+string(j.Kind)+" job") }
+
+// DecodeJob decodes what EncodeJob wrote.
+func DecodeJob(b []byte) (Job, error) { return decode[Job](b, "a job") }
+
 // EncodeProgress encodes a job's progress for DecodeProgress.
-func EncodeProgress(p Progress) ([]byte, error) {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(p); err != nil {
-		return nil, fmt.Errorf("experiment: encoding progress: %w", err)
-	}
-	return b.Bytes(), nil
-}
+func EncodeProgress(p Progress) ([]byte, error) { return encode(p, "progress") }
 
 // DecodeProgress decodes what EncodeProgress wrote.
-func DecodeProgress(b []byte) (Progress, error) {
-	var p Progress
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&p); err != nil {
-		return Progress{}, fmt.Errorf("experiment: decoding progress: %w", err)
+func DecodeProgress(b []byte) (Progress, error) { return decode[Progress](b, "progress") }
+
+// encode encodes v, what the error names.
+func encode(v any, what string) ([]byte, error) {
+	b, err := codec.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: encoding %s: %w", what, err)
 	}
-	return p, nil
+	return b, nil
+}
+
+// decode decodes what encode wrote of a T, what the error names.
+func decode[T any](b []byte, what string) (T, error) {
+	var v T
+	if err := codec.Unmarshal(b, &v); err != nil {
+		var zero T
+		return zero, fmt.Errorf("experiment: decoding %s: %w", what, err)
+	}
+	return v, nil
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"syscall/js"
 
@@ -72,12 +71,14 @@ func (a *app) dispatchLocked() {
 		if _, ok := c.running[key]; ok {
 			continue
 		}
-		b, err := json.Marshal(job)
+		b, err := experiment.EncodeJob(job)
 		if err != nil {
 			a.lab.Fail(key, err.Error())
 			continue
 		}
-		c.running[key] = c.client.Call("start", key, string(b)).Float()
+		arr := js.Global().Get("Uint8Array").New(len(b))
+		js.CopyBytesToJS(arr, b)
+		c.running[key] = c.client.Call("start", key, arr, string(job.Kind)).Float()
 	}
 }
 

@@ -96,13 +96,13 @@ func dragFrames(tb *tab) (fps, gap float64) {
 // ratio (targets: the rate within 10% of idle, no gap over 50 ms).
 func BenchmarkRecoveryFrameGap(b *testing.B) {
 	const link = "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"
-	job := `{"Kind":"recovery","Recovery":{"H":4,"D":16,"Seed":5}}`
+	job := experiment.Job{Kind: experiment.KindRecovery, Recovery: &experiment.Recovery{H: 4, D: 16, Seed: 5}}
 	var idleFPS, idleGap, runFPS, runGap float64
 	for b.Loop() {
 		tb := newTab(b)
 		tb.load(h.base + link)
 		idleFPS, idleGap = dragFrames(tb)
-		id := eval[int](tb, fmt.Sprintf(`%s.start("bench", %s)`, computeJS, jsString(job)))
+		id := startJob(tb, "bench", job)
 		tb.pollFor("the worker's run to be under way", computeJS+`.log.some((e) => e.key === "bench" && e.fraction > 0)`)
 		runFPS, runGap = dragFrames(tb)
 		if still := eval[bool](tb, computeJS+`.log.some((e) => e.key === "bench" && e.op === "running")`); !still {
@@ -126,12 +126,12 @@ func BenchmarkComputeLearnIdle(b *testing.B) {
 	for _, c := range benchRuns {
 		H, d := c[0], c[1]
 		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
-			job := fmt.Sprintf(`{"Kind":"recovery","Recovery":{"H":%d,"D":%d,"Seed":1}}`, H, d)
+			job := experiment.Job{Kind: experiment.KindRecovery, Recovery: &experiment.Recovery{H: H, D: d, Seed: 1}}
 			var worker float64
 			for b.Loop() {
 				tb := newTab(b)
 				tb.load(h.base + "#v=1&scene=attention")
-				eval[int](tb, fmt.Sprintf(`%s.start("idle", %s)`, computeJS, jsString(job)))
+				startJob(tb, "idle", job)
 				tb.pollFor("the run", computeJS+`.log.some((e) => e.key === "idle" && e.op === "done")`)
 				for _, e := range computeLog(tb) {
 					if e.Key == "idle" {

@@ -42,6 +42,21 @@ func computeLog(tb *tab) []computeEntry {
 	return eval[[]computeEntry](tb, computeJS+".log")
 }
 
+// startJob starts a job through the worker's client as the canvas does
+// (experiment.EncodeJob's bytes in a Uint8Array) and returns its id.
+func startJob(tb *tab, key string, j experiment.Job) int {
+	tb.tb.Helper()
+	b, err := experiment.EncodeJob(j)
+	if err != nil {
+		tb.tb.Fatal(err)
+	}
+	bytes := make([]string, len(b))
+	for i, c := range b {
+		bytes[i] = strconv.Itoa(int(c))
+	}
+	return eval[int](tb, fmt.Sprintf(`%s.start(%s, new Uint8Array([%s]), %s)`, computeJS, jsString(key), strings.Join(bytes, ","), jsString(string(j.Kind))))
+}
+
 // pollFor waits until the predicate holds in the page, up to computeTimeout.
 func (t *tab) pollFor(what, predicate string) {
 	t.tb.Helper()

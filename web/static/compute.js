@@ -6,11 +6,13 @@
 // its jobs ({op: "failed"}), shows a notice on the page
 // (window.headlab.errors) and is started afresh by the next job.
 //
-//	start(key, job)   job: an experiment.Job as JSON; returns the job's id
-//	cancel(id)        stop a job (answered by {op: "cancelled"})
-//	pace(on)          a drag is under way: the worker computes half the time
-//	log               the last jobs: {id, key, kind, op, ms}, newest last
-//	restarts          workers started after one died
+//	start(key, job, kind)  job: an experiment.Job, encoded (a Uint8Array
+//	                       made by experiment.EncodeJob), kind its Kind for
+//	                       the log; returns the job's id
+//	cancel(id)             stop a job (answered by {op: "cancelled"})
+//	pace(on)               a drag is under way: the worker computes half the time
+//	log                    the last jobs: {id, key, kind, op, ms}, newest last
+//	restarts               workers started after one died
 //
 // Test hook: window.headlabComputeFault on the page (or in this frame) set
 // to "panic" makes the next job kill the worker's program, as a bug would;
@@ -82,14 +84,14 @@
     log: [],
     started: 0,
     restarts: 0,
-    start(key, job) {
+    start(key, job, kind) {
       const id = nextId++;
-      const kind = (() => { try { return JSON.parse(job).Kind; } catch (e) { return "?"; } })();
+      kind = kind === undefined ? "?" : String(kind);
       const entry = { id, key: String(key), kind, op: "running" };
       api.log.push(entry);
       while (api.log.length > MAX_LOG) api.log.shift();
       jobs.set(id, { key: String(key), kind, entry });
-      const msg = { op: "run", id, job: String(job) };
+      const msg = { op: "run", id, job };
       const page = window.parent && window.parent !== window ? window.parent : window;
       for (const w of [page, window]) {
         if (w.headlabComputeFault) {
