@@ -159,3 +159,31 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// FuzzUnmarshal: whatever the bytes, Unmarshal returns (an error or a
+// value) and never panics; what it accepts encodes to bytes that decode to
+// the same value (not always the same bytes: a boolean is any nonzero
+// byte).
+func FuzzUnmarshal(f *testing.F) {
+	b, err := Marshal(full())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s sample
+		if Unmarshal(b, &s) != nil {
+			return
+		}
+		again, err := Marshal(s)
+		if err != nil {
+			t.Fatalf("decoded %s, which does not encode: %v", show(s), err)
+		}
+		var s2 sample
+		if err := Unmarshal(again, &s2); err != nil || show(s2) != show(s) {
+			t.Fatalf("%s encoded and decoded again is %s (%v)", show(s), show(s2), err)
+		}
+	})
+}
