@@ -17,13 +17,16 @@ type row struct {
 // solver is a Levenberg–Marquardt fit of a subset of the parameters to a
 // set of rows. The Jacobian is block-angular, as in bundle adjustment:
 // every row touches the parameters of at most one column b of the P_h (a
-// "block") plus global ones (every r_h and P_h[0][0]). Each step is the
-// least-squares solution of the damped system by Householder QR, block by
-// block: the QR of a block's rows eliminates its parameters, the rows left
-// over are stacked and reduced by a dense QR in the global parameters, and
-// the blocks are recovered by back-substitution. Working on J itself rather
-// than JᵀJ keeps the condition number from being squared, which the fits
-// here need (MATH.md §4).
+// "block") plus global ones (every r_h and P_h[0][0]). Each step solves
+// the damped normal equations with the blocks eliminated into a Schur
+// complement in the global parameters (normal.go); a fit stops when no
+// damping can lower the cost by more than its rounding (package
+// stopping). The variances of the self-check come instead from a
+// Householder QR of the rows, block by block (linearise, step): the QR of
+// a block's rows eliminates its parameters, the rows left over are
+// stacked and reduced by a dense QR in the global parameters. Working on J
+// itself rather than JᵀJ keeps the condition number from being squared
+// there (MATH.md §4).
 type solver struct {
 	l    *learner
 	rows []row
@@ -208,7 +211,9 @@ func (sv *solver) linearise(t theta) linearised {
 }
 
 // step returns the Levenberg–Marquardt step for damping lambda (rows
-// √λ·|J_i| e_i appended for every column i).
+// √λ·|J_i| e_i appended for every column i) by QR, leaving the factors
+// R_b, S_b and R_g in the solver; variances calls it with a negligible
+// damping for those factors.
 func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []float64, ok bool) {
 	nb, ng := len(sv.bsize), sv.ng
 	damp := func(norm float64) float64 {
