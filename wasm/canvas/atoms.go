@@ -201,6 +201,9 @@ func (r *atomsRenderer) drawHeader(dst *ebiten.Image, a *app, sc *scene.Atoms, l
 	if sc.Built {
 		diff = fmt.Sprintf("|fused − split| = %.2g, %s", sc.Difference(), sc.DifferenceWords())
 	}
+	if x+textWidth(a, diff) > l.Header.X+l.Header.W-2*u {
+		diff = sc.DifferenceWords() // a phone's header: the words alone
+	}
 	labelW(t, dst, a, diff, x, y+3*u, muted(th))
 	split := fmt.Sprintf("split (%s terms): %.15f", sc.Terms, sc.Split)
 	fused := "fused: not built (d > " + fmt.Sprint(scene.AtomsBuildLimit) + ")"
