@@ -3,6 +3,7 @@ package recovery
 import (
 	"fmt"
 	"math/big"
+	"runtime"
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/bigmath"
@@ -149,5 +150,5 @@ func LearnBig(o BigOracle, opt Options) (Result, error) {
 	if o == nil {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
-	return learn(source{big: o}, opt, nil)
+	return learn(source{big: o}, opt, nil, runtime.GOMAXPROCS(0))
 }

@@ -97,36 +97,42 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 	}
 	// The fit of the log-poles p_h: e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i.
-	rho := make([]float64, hc) // e^{p_h}, shared by resid and jac
-	rhos := func(p []float64) {
-		for h := range rho {
-			rho[h] = xmath.Exp(p[h])
-		}
-	}
-	prob := lsq{m: len(smp), n: hc, u: make([]float64, len(smp))}
+	u := make([]float64, len(smp))
 	for i, r := range smp {
-		prob.u[i] = stopping.Rounding(r.y, r.sigma)
+		u[i] = stopping.Rounding(r.y, r.sigma)
 	}
-	prob.resid = func(p, e []float64) {
-		l.tick()
-		rhos(p)
-		for i, r := range smp {
-			y := f0
-			for h := 0; h < hc; h++ {
-				y -= rr[h] * r.n / (r.n + rho[h])
-			}
-			e[i] = (y - r.y) / r.sigma
-		}
-	}
-	prob.jac = func(p, j []float64) {
-		rhos(p)
-		for i, r := range smp {
-			ji := j[i*hc : (i+1)*hc]
-			for h := range ji {
-				den := r.n + rho[h]
-				ji[h] = rr[h] * r.n * rho[h] / (den * den) / r.sigma
+	// newProb returns the problem with its own buffer for e^{p_h}, shared
+	// by its resid and jac: one per goroutine that fits (fitStarts).
+	newProb := func() lsq {
+		rho := make([]float64, hc)
+		rhos := func(p []float64) {
+			for h := range rho {
+				rho[h] = xmath.Exp(p[h])
 			}
 		}
+		prob := lsq{m: len(smp), n: hc, u: u}
+		prob.resid = func(p, e []float64) {
+			l.tick()
+			rhos(p)
+			for i, r := range smp {
+				y := f0
+				for h := 0; h < hc; h++ {
+					y -= rr[h] * r.n / (r.n + rho[h])
+				}
+				e[i] = (y - r.y) / r.sigma
+			}
+		}
+		prob.jac = func(p, j []float64) {
+			rhos(p)
+			for i, r := range smp {
+				ji := j[i*hc : (i+1)*hc]
+				for h := range ji {
+					den := r.n + rho[h]
+					ji[h] = rr[h] * r.n * rho[h] / (den * den) / r.sigma
+				}
+			}
+		}
+		return prob
 	}
 	var starts [][]float64
 	if start != nil {
@@ -141,7 +147,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			starts = append(starts, p)
 		}
 	}
-	fit := func(p []float64) ([]float64, float64) { return levenbergMarquardt(prob, p, 60) }
+	fit := fitter(newProb, 60)
 	same := func(a, b []float64) bool {
 		for h := range a {
 			if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
@@ -150,7 +156,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 		return true
 	}
-	lb := chooseStarts(starts, fit, same)
+	lb := l.chooseStarts(starts, fit, same)
 	// Two heads with nearly equal log-poles make a narrow valley in which
 	// the fit can stall: restart with the pair spread apart around its mean.
 	var extra [][]float64
@@ -170,7 +176,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 	}
 	if len(extra) > 0 {
-		lb = lb.merge(chooseStarts(extra, fit, same), same)
+		lb = lb.merge(l.chooseStarts(extra, fit, same), same)
 	}
 	// Heads on which fits about as good as the best disagree are left
 	// undecided by this RF; if that is every head, the RF says nothing.
@@ -192,6 +198,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			rf.Heads[b] = -1
 		}
 	}
+	prob := newProb()
 	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
 	for h := range se {
 		if amb[h] {

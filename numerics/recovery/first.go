@@ -268,57 +268,62 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return p0 + pi, r0 + ri
 	}
-	// rhos sets rho[w][h] = exp p of head h in each of the three RFs;
-	// resid and jac share it.
-	var rho [3][]float64
-	for w := range rho {
-		rho[w] = make([]float64, hc)
-	}
-	rhos := func(x []float64) {
-		for w := range rho {
-			for h := 0; h < hc; h++ {
-				p, _ := terms(x, w, h)
-				rho[w][h] = xmath.Exp(p)
-			}
-		}
-	}
-	prob := lsq{m: len(smp), n: 4 * hc, u: make([]float64, len(smp))}
+	u := make([]float64, len(smp))
 	for k, s := range smp {
-		prob.u[k] = stopping.Rounding(s.y, s.sigma)
+		u[k] = stopping.Rounding(s.y, s.sigma)
 	}
-	prob.resid = func(x, e []float64) {
-		l.tick()
-		rhos(x)
-		for k, s := range smp {
-			y := y0
-			for h := 0; h < hc; h++ {
-				_, r := terms(x, s.which, h)
-				y -= r * s.n / (s.n + rho[s.which][h])
-			}
-			e[k] = (y - s.y) / s.sigma
+	// newProb returns the problem with its own buffers rho[w][h] = exp p
+	// of head h in each of the three RFs, shared by its resid and jac: one
+	// per goroutine that fits (fitStarts).
+	newProb := func() lsq {
+		var rho [3][]float64
+		for w := range rho {
+			rho[w] = make([]float64, hc)
 		}
-	}
-	prob.jac = func(x, j []float64) {
-		rhos(x)
-		for k, s := range smp {
-			jk := j[k*4*hc : (k+1)*4*hc]
-			clear(jk)
-			for h := 0; h < hc; h++ {
-				_, r := terms(x, s.which, h)
-				rho := rho[s.which][h]
-				den := s.n + rho
-				gp := r * s.n * rho / (den * den) / s.sigma
-				gr := -s.n / den / s.sigma
-				if s.which != 1 {
-					jk[h] = gp
-					jk[hc+h] = gr
-				}
-				if s.which != 0 {
-					jk[2*hc+h] = gp
-					jk[3*hc+h] = gr
+		rhos := func(x []float64) {
+			for w := range rho {
+				for h := 0; h < hc; h++ {
+					p, _ := terms(x, w, h)
+					rho[w][h] = xmath.Exp(p)
 				}
 			}
 		}
+		prob := lsq{m: len(smp), n: 4 * hc, u: u}
+		prob.resid = func(x, e []float64) {
+			l.tick()
+			rhos(x)
+			for k, s := range smp {
+				y := y0
+				for h := 0; h < hc; h++ {
+					_, r := terms(x, s.which, h)
+					y -= r * s.n / (s.n + rho[s.which][h])
+				}
+				e[k] = (y - s.y) / s.sigma
+			}
+		}
+		prob.jac = func(x, j []float64) {
+			rhos(x)
+			for k, s := range smp {
+				jk := j[k*4*hc : (k+1)*4*hc]
+				clear(jk)
+				for h := 0; h < hc; h++ {
+					_, r := terms(x, s.which, h)
+					rho := rho[s.which][h]
+					den := s.n + rho
+					gp := r * s.n * rho / (den * den) / s.sigma
+					gr := -s.n / den / s.sigma
+					if s.which != 1 {
+						jk[h] = gp
+						jk[hc+h] = gr
+					}
+					if s.which != 0 {
+						jk[2*hc+h] = gp
+						jk[3*hc+h] = gr
+					}
+				}
+			}
+		}
+		return prob
 	}
 	// Starting points: M_11's heads as they stand, and M_i1's heads taken
 	// from a permutation of M_i1's poles or of the link's less M_11's.
@@ -344,7 +349,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 			starts = append(starts, x)
 		}
 	}
-	fit := func(x []float64) ([]float64, float64) { return levenbergMarquardt(prob, x, 100) }
+	fit := fitter(newProb, 100)
 	// Two solutions are the same when they agree up to relabelling heads
 	// (the fit may move M_11's poles too).
 	heads := func(x []float64) [][4]float64 {
@@ -370,7 +375,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 		}
 		return true
 	}
-	lb := chooseStarts(starts, fit, same)
+	lb := l.chooseStarts(starts, fit, same)
 	if !lb.decided(len(smp)) {
 		// Heads with nearly equal log-poles in one of the three RFs make
 		// narrow valleys in which the fits stall: restart from the best fit
@@ -396,7 +401,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 			}
 		}
 		if len(extra) > 0 {
-			lb = lb.merge(chooseStarts(extra, fit, same), same)
+			lb = lb.merge(l.chooseStarts(extra, fit, same), same)
 		}
 	}
 	if !lb.decided(len(smp)) {

@@ -13,14 +13,17 @@ import (
 
 // TestGolden checks that runs give bit-identical numbers natively and under
 // GOOS=js: both runs compare with one golden digest. The runs are made by
-// Learn and again by a Run suspended at every checkpoint, which must give
-// the same digest.
+// Learn (with as many goroutines as GOMAXPROCS, and with four) and again
+// by a Run suspended at every checkpoint, which must all give the same
+// digest.
 func TestGolden(t *testing.T) {
 	learners := []struct {
 		name  string
 		learn func(Oracle, Options) (Result, error)
 	}{
 		{"Learn", Learn},
+		// Four goroutines fitting at once, whatever GOMAXPROCS is here.
+		{"Learn4", func(o Oracle, opt Options) (Result, error) { return learn(source{f: o}, opt, nil, 4) }},
 		{"Run", func(o Oracle, opt Options) (Result, error) {
 			r := Start(o, opt)
 			for !r.Step(0) {

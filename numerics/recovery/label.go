@@ -3,6 +3,8 @@ package recovery
 import (
 	"math"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"headlab/numerics/assign"
 )
@@ -24,14 +26,68 @@ type labelling struct {
 	allChi2 []float64
 }
 
+// fit is one least-squares fit from a start: the point it reaches and its
+// chi².
+type fit func(x0 []float64) ([]float64, float64)
+
+// fitter returns a maker of Levenberg–Marquardt fits of the problem
+// newProb builds, each with its own problem (the problems' buffers are
+// not safe for concurrent use).
+func fitter(newProb func() lsq, maxIter int) func() fit {
+	return func() fit {
+		p := newProb()
+		return func(x0 []float64) ([]float64, float64) { return levenbergMarquardt(p, x0, maxIter) }
+	}
+}
+
 // chooseStarts fits from every start and returns the best fit with the
-// best chi² among the distinct others.
-func chooseStarts(starts [][]float64, fit func([]float64) ([]float64, float64), same func(a, b []float64) bool) labelling {
-	var xs [][]float64
-	var cs []float64
-	for _, s := range starts {
-		x, c := fit(s)
-		xs, cs = append(xs, x), append(cs, c)
+// best chi² among the distinct others. The fits are independent, so they
+// run on l.workers goroutines, each with a fit of its own from newFit;
+// every fit is the same computation whichever goroutine runs it, and the
+// results are gathered in the starts' order, so the outcome is bit for
+// bit that of one goroutine.
+func (l *learner) chooseStarts(starts [][]float64, newFit func() fit, same func(a, b []float64) bool) labelling {
+	xs := make([][]float64, len(starts))
+	cs := make([]float64, len(starts))
+	workers := min(l.workers, len(starts))
+	if workers <= 1 {
+		f := newFit()
+		for i, s := range starts {
+			xs[i], cs[i] = f(s)
+		}
+		return pick(xs, cs, same)
+	}
+	var (
+		next   atomic.Int64
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		failed any // the first panic of a goroutine, raised again here
+	)
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				if p := recover(); p != nil {
+					mu.Lock()
+					if failed == nil {
+						failed = p
+					}
+					mu.Unlock()
+					next.Store(int64(len(starts))) // the others stop too
+				}
+			}()
+			f := newFit()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(starts) {
+					return
+				}
+				xs[i], cs[i] = f(starts[i])
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		panic(failed)
 	}
 	return pick(xs, cs, same)
 }

@@ -3,6 +3,7 @@ package recovery
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -34,14 +35,15 @@ func Learn(o Oracle, opt Options) (Result, error) {
 	if o == nil {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
-	return learn(source{f: o}, opt, nil)
+	return learn(source{f: o}, opt, nil, runtime.GOMAXPROCS(0))
 }
 
 // learn is Learn or LearnBig with a pause called at every checkpoint of
-// the run (nil: none); the pause changes no number. Both precisions share
+// the run (nil: none) and up to workers goroutines fitting at once (one
+// when paused); neither changes any number. Both precisions share
 // the schedule, the bookkeeping of the trace and the final checks; they
 // differ in how the RFs are fitted and labelled (learnFloat, learnPlain).
-func learn(o source, opt Options, pause func(*learner)) (Result, error) {
+func learn(o source, opt Options, pause func(*learner), workers int) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
@@ -50,6 +52,10 @@ func learn(o source, opt Options, pause func(*learner)) (Result, error) {
 	}
 	l := newLearner(o, opt)
 	l.pause = pause
+	l.workers = 1
+	if pause == nil {
+		l.workers = workers
+	}
 	if err := l.schedule(); err != nil {
 		return l.res, err
 	}

@@ -223,7 +223,14 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 		return math.Sqrt(lambda) * norm
 	}
 	wg := ng + 1
-	stack := append([]float64(nil), lin.free...)
+	// The stacked rows: the free rows, each block's rows below its R_b,
+	// and the damping rows of the global columns.
+	rows := lin.mf + ng
+	for k := range sv.bsize {
+		rows += lin.mb[k]
+	}
+	stack := make([]float64, len(lin.free), rows*wg)
+	copy(stack, lin.free)
 	ms := lin.mf
 	sv.rb = make([][]float64, nb)
 	sv.sb = make([][]float64, nb)
@@ -255,9 +262,10 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 		}
 	}
 	for i := 0; i < ng; i++ {
-		rowv := make([]float64, wg)
-		rowv[i] = damp(lin.gn[i])
-		stack = append(stack, rowv...)
+		row := len(stack)
+		stack = stack[:row+wg]
+		clear(stack[row:])
+		stack[row+i] = damp(lin.gn[i])
 		ms++
 	}
 	dg = make([]float64, ng)

@@ -77,7 +77,7 @@ func start(o source, opt Options, bad error) *Run {
 			if !yield(l.progress()) {
 				panic(abandoned{}) // Stop: unwind the learner
 			}
-		})
+		}, 1)
 	})
 	return r
 }

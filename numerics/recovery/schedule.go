@@ -32,7 +32,11 @@ type learner struct {
 	// pause, when set, is called at every checkpoint of the run (each
 	// query, each rational fit, each trial step of a fit) and may suspend
 	// it there (Run); it reads the progress below and changes nothing.
-	pause   func(*learner)
+	pause func(*learner)
+	// workers is how many goroutines fit independent starting points at
+	// once (chooseStarts): 1 when the run is paused at checkpoints, which
+	// must all come from the run's own goroutine.
+	workers int
 	stage   stage
 	planned int // queries the schedule plans (economy adds its links)
 	links   int // links of column one labelled
