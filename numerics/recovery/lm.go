@@ -169,6 +169,7 @@ func (sv *solver) linearise(t theta) linearised {
 		g   float64
 	}
 	var loc []entry
+	var rowv []float64 // the current block row, copied into jb
 	lin.ok = sv.eachRow(t, func(pos int, g float64) {
 		loc = append(loc, entry{pos, g})
 	}, func(gbuf []float64, block int, e float64) {
@@ -187,7 +188,7 @@ func (sv *solver) linearise(t theta) linearised {
 		}
 		s := sv.bsize[block]
 		w := s + ng + 1
-		rowv := make([]float64, w)
+		rowv = append(rowv[:0], make([]float64, w)...)
 		for _, en := range loc {
 			rowv[en.pos] += en.g
 		}
