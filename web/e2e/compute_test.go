@@ -202,6 +202,7 @@ func TestComputeFault(t *testing.T) {
 	if n := eval[int](tb, computeJS+".fetched"); n != 0 {
 		t.Errorf("%d workers fetched the wasm themselves, want 0 (the canvas hands over its module)", n)
 	}
+	t.Logf("the workers' start-up, ms from creation to ready: %v", eval[[]float64](tb, computeJS+".startMs"))
 	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
 		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
 	}

@@ -19,6 +19,8 @@
 //	restarts               workers started after one died
 //	fetched                workers that fetched the wasm themselves, for
 //	                       want of a module (none, once the canvas runs)
+//	startMs                each worker's start-up: ms from its creation to
+//	                       its program's ready message
 //
 // Test hook: window.headlabComputeFault on the page (or in this frame) set
 // to "panic" makes the next job kill the worker's program, as a bug would;
@@ -65,6 +67,7 @@
     if (api.started > 0) api.restarts++;
     api.started++;
     const w = new Worker("compute-worker.js");
+    const t0 = performance.now();
     w.onmessage = (e) => {
       const msg = e.data || {};
       if (msg.op === "dead") {
@@ -74,6 +77,7 @@
       }
       if (msg.op === "ready") {
         if (msg.via !== "module") api.fetched++;
+        api.startMs.push(performance.now() - t0);
         return;
       }
       if (msg.op === "error") notice("headlab: a computation failed: " + msg.error);
@@ -97,6 +101,7 @@
     started: 0,
     restarts: 0,
     fetched: 0,
+    startMs: [],
     start(key, job, kind) {
       const id = nextId++;
       kind = kind === undefined ? "?" : String(kind);
