@@ -80,13 +80,13 @@ func Resolve(goCmd, dir string) (Module, error) {
 // were checked against.
 func (m Module) Check() error {
 	if m.Replace != nil {
-		return fmt.Errorf("go.mod replaces %s with %s; the shader replacements (wasm/ebitenpatch) were checked against %s %s only",
+		return fmt.Errorf("go.mod replaces %s with %s; the patch (wasm/ebitenpatch) was checked against %s %s only",
 			Path, strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version), Path, Version)
 	}
 	if m.Version != Version {
-		return fmt.Errorf("go.mod requires %s %s, but the shader replacements (wasm/ebitenpatch) were checked against %s only: "+
-			"compare ebiten's %v with ours, update ours and Version, and run their test",
-			Path, m.Version, Version, Files)
+		return fmt.Errorf("go.mod requires %s %s, but the patch (wasm/ebitenpatch) was checked against %s only: "+
+			"compare ebiten's %v with ours and its %v with WorkerEdits, update them and Version, and run their tests",
+			Path, m.Version, Version, Files, EditedFiles(WorkerEdits()))
 	}
 	if m.Dir == "" {
 		return fmt.Errorf("%s %s is not downloaded (go mod download)", Path, m.Version)
