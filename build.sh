@@ -86,9 +86,11 @@ build() {
   need_go
   mkdir -p "$OUT"
   # The canvas builds against a copy of ebiten whose shaders are written
-  # without text/template (wasm/ebitenpatch, wasm/README.md "Size"); prepare
-  # refuses an ebiten version the replacements were not checked against.
-  say "patching ebiten's shader sources (wasm/ebitenpatch)"
+  # without text/template (wasm/ebitenpatch, wasm/README.md "Size") and whose
+  # initialisation finishes in a Web Worker (the canvas's wasm is the compute
+  # worker too); prepare refuses an ebiten version the patch was not
+  # checked against.
+  say "patching ebiten (wasm/ebitenpatch): its shader sources, and its init for Web Workers"
   local modfile
   modfile=$("$GO" run ./wasm/ebitenpatch/cmd/prepare -go "$GO" -dir "$OUT/ebitenpatch") ||
     die "could not patch ebiten for the canvas (see wasm/ebitenpatch)"
@@ -96,10 +98,10 @@ build() {
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -modfile "$modfile" -o "$OUT/canvas.wasm" ./wasm/canvas
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
-  say "compiling the compute worker (GOOS=js GOARCH=wasm)"
-  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/compute.wasm" ./wasm/compute
+  # No compute wasm: the compute worker runs the canvas's wasm, which starts
+  # the compute loop instead of ebiten where there is no document.
   say "assembling $SITE"
-  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" -wasm "compute=$OUT/compute.wasm" "$@"
+  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
 }
 
 serve() {

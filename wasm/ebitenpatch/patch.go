@@ -1,18 +1,29 @@
-// Package ebitenpatch replaces the two files of ebiten that write its
-// built-in shaders with text/template: our copies, in internal/ here at
-// ebiten's own paths, write the same Kage sources byte for byte with plain
-// string code. ebiten's template engine reaches reflect's MethodByName, which
-// makes the linker keep every exported method of every type stored in an
-// interface (all of gonum's BLAS and LAPACK, in the canvas); without it the
-// canvas wasm is about a third smaller (wasm/README.md, "Size").
+// Package ebitenpatch builds the canvas against a patched copy of ebiten,
+// changed in two ways.
+//
+// It replaces the two files of ebiten that write its built-in shaders with
+// text/template: our copies, in internal/ here at ebiten's own paths, write
+// the same Kage sources byte for byte with plain string code. ebiten's
+// template engine reaches reflect's MethodByName, which makes the linker
+// keep every exported method of every type stored in an interface (all of
+// gonum's BLAS and LAPACK, in the canvas); without it the canvas wasm is
+// about a third smaller (wasm/README.md, "Size").
+//
+// And it guards the three lines of ebiten's package initialisation that
+// read the page (WorkerEdits), so that the canvas's program can start in a
+// Web Worker, where it runs the compute worker instead of ebiten: one wasm
+// for both. The edits are textual; patch_test.go proves that applied to
+// the pinned upstream files they give exactly the files in
+// testdata/worker, and that ebiten then initialises without a document.
 //
 // go build's -overlay cannot replace files in the module cache, so Prepare
 // copies ebiten's module into a build folder, writes our files over the
 // copy, and writes a go.mod for go build's -modfile flag that is headlab's
 // with ebiten replaced by the copy; build.sh builds the canvas with it
-// (through cmd/prepare). The replacements are checked against one ebiten
-// version only (Version; patch_test.go proves their output identical to
-// upstream's for every filter and address), and Prepare refuses any other.
+// (through cmd/prepare). The replacements and edits are checked against one
+// ebiten version only (Version; patch_test.go proves the shaders' output
+// identical to upstream's for every filter and address), and Prepare refuses
+// any other.
 package ebitenpatch
 
 import (
@@ -69,13 +80,13 @@ func Resolve(goCmd, dir string) (Module, error) {
 // were checked against.
 func (m Module) Check() error {
 	if m.Replace != nil {
-		return fmt.Errorf("go.mod replaces %s with %s; the shader replacements (wasm/ebitenpatch) were checked against %s %s only",
+		return fmt.Errorf("go.mod replaces %s with %s; the patch (wasm/ebitenpatch) was checked against %s %s only",
 			Path, strings.TrimSpace(m.Replace.Path+" "+m.Replace.Version), Path, Version)
 	}
 	if m.Version != Version {
-		return fmt.Errorf("go.mod requires %s %s, but the shader replacements (wasm/ebitenpatch) were checked against %s only: "+
-			"compare ebiten's %v with ours, update ours and Version, and run their test",
-			Path, m.Version, Version, Files)
+		return fmt.Errorf("go.mod requires %s %s, but the patch (wasm/ebitenpatch) was checked against %s only: "+
+			"compare ebiten's %v with ours and its %v with WorkerEdits, update them and Version, and run their tests",
+			Path, m.Version, Version, Files, EditedFiles(WorkerEdits()))
 	}
 	if m.Dir == "" {
 		return fmt.Errorf("%s %s is not downloaded (go mod download)", Path, m.Version)
@@ -84,7 +95,8 @@ func (m Module) Check() error {
 }
 
 // Prepare writes, in out (emptied first), a copy of ebiten's module m with
-// Files replaced by ours from patchDir (this package's directory), and
+// Files replaced by ours from patchDir (this package's directory) and
+// WorkerEdits made, and
 // go.mod and go.sum: headlab's (from modRoot) with ebiten replaced by the
 // copy. It returns the go.mod's path, for go build's -modfile flag, and
 // refuses a module that fails Check. A build through the go.mod records the
@@ -125,7 +137,7 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 	if rel = filepath.ToSlash(rel); !strings.HasPrefix(rel, "../") {
 		rel = "./" + rel
 	}
-	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template.\nreplace %s %s => %s\n", Path, Version, rel)
+	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template and its init guarded for Web Workers.\nreplace %s %s => %s\n", Path, Version, rel)
 	modfile := filepath.Join(out, "go.mod")
 	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
 		return "", err
@@ -142,6 +154,21 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
 		}
 		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
+			return "", err
+		}
+	}
+	edits := WorkerEdits()
+	for _, f := range EditedFiles(edits) {
+		name := filepath.Join(copyDir, filepath.FromSlash(f))
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return "", fmt.Errorf("%s %s has no file to edit: %w", Path, m.Version, err)
+		}
+		b, err := Apply(f, src, edits)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(name, b, 0o644); err != nil {
 			return "", err
 		}
 	}

@@ -173,7 +173,7 @@ func TestComputeCancel(t *testing.T) {
 // window.headlabComputeFault = "panic" (static/compute.js): the page shows
 // a notice, the scene says the run could not be made, the page stays
 // usable, and the next run, in a fresh worker, works and is the native
-// run's, bit for bit.
+// run's, bit for bit. Both workers run the canvas's compiled module.
 func TestComputeFault(t *testing.T) {
 	tb := newTab(t)
 	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
@@ -197,6 +197,12 @@ func TestComputeFault(t *testing.T) {
 	if n := eval[int](tb, computeJS+".restarts"); n != 1 {
 		t.Errorf("%d workers started after the failure, want 1", n)
 	}
+	// Both workers ran the canvas's own compiled module, handed over:
+	// neither fetched nor compiled a program of its own.
+	if n := eval[int](tb, computeJS+".fetched"); n != 0 {
+		t.Errorf("%d workers fetched the wasm themselves, want 0 (the canvas hands over its module)", n)
+	}
+	t.Logf("the workers' start-up, ms from creation to ready: %v", eval[[]float64](tb, computeJS+".startMs"))
 	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
 		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
 	}

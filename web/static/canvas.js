@@ -1,5 +1,6 @@
 // Boots the canvas program (Go compiled to WebAssembly, drawn by ebiten)
-// inside the page's iframe. The wasm's name carries a hash of its content;
+// inside the page's iframe, and hands its compiled module to the compute
+// worker's client (compute.js). The wasm's name carries a hash of its content;
 // the site builder writes it in place of the placeholder below.
 "use strict";
 (function () {
@@ -9,7 +10,14 @@
     const host = window.parent && window.parent.headlabHost;
     if (host && host.error) host.error("the canvas could not start: " + err);
   };
-  const start = (result) => go.run(result.instance);
+  // The compiled module goes to the compute worker's client too: the
+  // worker runs this same program (wasm/canvas starts the compute loop
+  // where there is no document), so it is neither fetched nor compiled
+  // twice.
+  const start = (result) => {
+    if (window.headlabCompute) window.headlabCompute.module = result.module;
+    return go.run(result.instance);
+  };
   // Keys pressed while the canvas has focus go to the page's shortcuts.
   window.addEventListener("keydown", (e) => {
     const host = window.parent && window.parent.headlabHost;

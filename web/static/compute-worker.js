@@ -1,15 +1,22 @@
-// The compute worker: runs the compute program (Go compiled to WebAssembly,
-// without ebiten or plotting; see wasm/compute, which documents the job
-// protocol) off the page's threads. Messages from the page go to the
-// program once it is ready; if the program ends (a panic kills it), the
-// worker says so ({op: "dead", error}) and closes. The wasm's name carries
-// a hash of its content; the site builder writes it in place of the
+// The compute worker: runs the canvas's own program (Go compiled to
+// WebAssembly; where there is no document it runs the compute loop of
+// wasm/compute, which documents the job protocol, and never ebiten) off
+// the page's threads. The page's first message is {op: "boot", module}:
+// the canvas's compiled WebAssembly.Module, so the program is neither
+// fetched nor compiled again; without one (null) the worker fetches the
+// wasm itself, which the browser's cache holds by then (hashed names are
+// immutable); its ready message says which ({op: "ready", via: "module"
+// or "fetch"}). Messages go to the program once it is ready; if the program
+// ends (a panic kills it), the worker says so ({op: "dead", error}) and
+// closes. The site builder writes the wasm's hashed name in place of the
 // placeholder below.
 "use strict";
 importScripts("wasm_exec.js");
 
-const url = "../__WASM_compute__";
+const url = "../__WASM_canvas__";
 const queued = [];
+let booted = false;
+let via = ""; // how the program came: "module" (handed over) or "fetch"
 let ready = false;
 let dead = false;
 
@@ -30,15 +37,23 @@ const realPost = self.postMessage.bind(self);
 self.postMessage = (msg, transfer) => {
   if (msg && msg.op === "ready") {
     ready = true;
+    msg.via = via;
     for (const m of queued.splice(0)) self.headlabComputeMessage(m);
   }
   realPost(msg, transfer || []);
 };
 
-function instantiate() {
+// instantiate runs the program: from module, the canvas's compiled
+// WebAssembly.Module, or else from the wasm fetched here.
+function instantiate(module) {
   const go = new Go();
   go.exit = (code) => { go.exitCode = code; };
-  const run = (result) => go.run(result.instance).then(() => die("the compute program exited (code " + go.exitCode + ")"));
+  const run = (instance) => go.run(instance).then(() => die("the compute program exited (code " + go.exitCode + ")"));
+  if (module instanceof WebAssembly.Module) {
+    via = "module";
+    return WebAssembly.instantiate(module, go.importObject).then(run);
+  }
+  via = "fetch";
   const viaBuffer = () => fetch(url).then((r) => {
     if (!r.ok) throw new Error("fetching the compute program: HTTP " + r.status);
     return r.arrayBuffer();
@@ -46,14 +61,21 @@ function instantiate() {
   const inst = WebAssembly.instantiateStreaming
     ? WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(viaBuffer)
     : viaBuffer();
-  return inst.then(run);
+  return inst.then((result) => run(result.instance));
 }
 
-instantiate().catch((err) => die("the compute program could not start: " + (err && err.message || err)));
+function boot(module) {
+  booted = true;
+  instantiate(module).catch((err) => die("the compute program could not start: " + (err && err.message || err)));
+}
 
 self.onmessage = (e) => {
   const m = e.data || {};
   if (dead) return;
+  if (!booted) {
+    boot(m.op === "boot" ? m.module : null);
+    if (m.op === "boot") return;
+  }
   if (!ready) queued.push(m);
   else self.headlabComputeMessage(m);
 };

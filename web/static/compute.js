@@ -1,8 +1,11 @@
 // The compute worker's client, in the canvas's frame: window.headlabCompute
 // starts jobs in the compute worker (static/compute-worker.js, the
 // protocol in wasm/compute) and hands every answer to the canvas program,
-// which sets headlabCompute.onmessage. The worker starts on the first job,
-// so a scene without long work never fetches it. A worker that dies fails
+// which sets headlabCompute.onmessage. The worker runs the canvas's own
+// program: canvas.js sets headlabCompute.module to its compiled
+// WebAssembly.Module, which each worker is handed as it starts, so it
+// fetches and compiles nothing. The worker starts on the first job, so a
+// scene without long work never starts a second program. A worker that dies fails
 // its jobs ({op: "failed"}), shows a notice on the page
 // (window.headlab.errors) and is started afresh by the next job.
 //
@@ -11,8 +14,13 @@
 //	                       the log; returns the job's id
 //	cancel(id)             stop a job (answered by {op: "cancelled"})
 //	pace(on)               a drag is under way: the worker computes half the time
+//	module                 the canvas's compiled module (set by canvas.js)
 //	log                    the last jobs: {id, key, kind, op, ms}, newest last
 //	restarts               workers started after one died
+//	fetched                workers that fetched the wasm themselves, for
+//	                       want of a module (none, once the canvas runs)
+//	startMs                each worker's start-up: ms from its creation to
+//	                       its program's ready message
 //
 // Test hook: window.headlabComputeFault on the page (or in this frame) set
 // to "panic" makes the next job kill the worker's program, as a bug would;
@@ -59,11 +67,17 @@
     if (api.started > 0) api.restarts++;
     api.started++;
     const w = new Worker("compute-worker.js");
+    const t0 = performance.now();
     w.onmessage = (e) => {
       const msg = e.data || {};
       if (msg.op === "dead") {
         w.terminate();
         if (worker === w) died(msg.error || "it ended");
+        return;
+      }
+      if (msg.op === "ready") {
+        if (msg.via !== "module") api.fetched++;
+        api.startMs.push(performance.now() - t0);
         return;
       }
       if (msg.op === "error") notice("headlab: a computation failed: " + msg.error);
@@ -75,15 +89,19 @@
       if (worker === w) died(e.message || "an error in the worker");
     };
     worker = w;
+    w.postMessage({ op: "boot", module: api.module });
     if (paced) w.postMessage({ op: "pace", on: true });
     return w;
   }
 
   const api = {
     onmessage: null,
+    module: null,
     log: [],
     started: 0,
     restarts: 0,
+    fetched: 0,
+    startMs: [],
     start(key, job, kind) {
       const id = nextId++;
       kind = kind === undefined ? "?" : String(kind);

@@ -1,6 +1,7 @@
 // Command prepare writes the patched ebiten of headlab/wasm/ebitenpatch (a
 // copy of go.mod's ebiten with its text/template shader files replaced by
-// headlab's) and a go.mod that uses it into a folder, and prints that
+// headlab's and its init guarded for Web Workers) and a go.mod that uses it
+// into a folder, and prints that
 // go.mod's path for go build's -modfile flag. It fails, writing nothing,
 // when go.mod's ebiten is not the version the replacements were checked
 // against. build.sh runs it from the module's root before compiling the

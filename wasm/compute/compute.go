@@ -1,10 +1,12 @@
 //go:build js && wasm
 
-// Command compute is headlab's compute worker: a wasm without ebiten and
-// without plotting, run in a Web Worker (static/compute-worker.js), that
-// runs the scenes' long experiments (package experiment) at full speed off
-// the canvas's thread. The canvas asks for them through
-// static/compute.js.
+// Package compute is headlab's compute worker: the loop that runs the
+// scenes' long experiments (package experiment) at full speed in a Web
+// Worker (static/compute-worker.js), off the canvas's thread. The canvas
+// asks for them through static/compute.js. The worker runs the canvas's
+// own wasm: the canvas's main calls Serve instead of starting ebiten when
+// it finds no document (wasm/README.md, "One wasm for the canvas and the
+// compute worker").
 //
 // The job protocol. The page sends
 //
@@ -25,17 +27,18 @@
 // Jobs go in and progress and results come out in one binary form
 // (experiment's EncodeJob, EncodeResult and the rest, on package
 // numerics/internal/codec): floats cross bit for bit, and the worker
-// links neither encoding/json nor encoding/gob, which were 13% of its
-// bytes.
+// needs neither encoding/json nor encoding/gob, which were 13% of the
+// bytes of the separate compute wasm it once had.
 //
 // Jobs run one at a time, in the order sent; a cancel of a queued job
 // drops it, of the running one stops it at its next pause (every
 // sliceTime). While paced, the worker rests a slice after each slice of
-// work, leaving half its core to the drawing. A new kind of experiment is a new experiment.Kind and a
-// field of experiment.Job; nothing here changes. fault is a test hook
+// work, leaving half its core to the drawing. A new kind of experiment is
+// a new experiment.Kind and a field of experiment.Job; nothing here
+// changes. fault is a test hook
 // ("panic": the job panics outside any recover, so the program dies, as a
 // bug would kill it); the page sets it only for tests (see compute.js).
-package main
+package compute
 
 import (
 	"fmt"
@@ -71,7 +74,11 @@ type worker struct {
 	resume    chan struct{}
 }
 
-func main() {
+// Serve runs the compute worker in this Web Worker: it takes the page's
+// messages (through the global headlabComputeMessage, which
+// compute-worker.js calls), posts "ready", and runs jobs until the program
+// ends. It never returns.
+func Serve() {
 	w := &worker{cancelled: map[float64]bool{}, wake: make(chan struct{}, 1), resume: make(chan struct{}, 1)}
 	js.Global().Set("headlabComputeMessage", js.FuncOf(func(this js.Value, args []js.Value) any {
 		if len(args) == 1 {
