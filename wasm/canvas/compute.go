@@ -19,8 +19,9 @@ type computer struct {
 }
 
 // paceLocked tells the worker when a press or drag starts and ends: while
-// the user drags, the worker computes half the time, leaving a machine
-// with few cores to the drawing (BenchmarkRecoveryFrameGap).
+// the user drags, the worker computes a quarter of the time (package
+// compute's pacedRest), leaving a machine with few cores to the drawing
+// (BenchmarkRecoveryFrameGap).
 func (a *app) paceLocked(dragging bool) {
 	if dragging == a.comp.paced || a.comp.client.Type() != js.TypeObject {
 		return

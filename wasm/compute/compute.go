@@ -32,8 +32,8 @@
 //
 // Jobs run one at a time, in the order sent; a cancel of a queued job
 // drops it, of the running one stops it at its next pause (every
-// sliceTime). While paced, the worker rests a slice after each slice of
-// work, leaving half its core to the drawing. A new kind of experiment is
+// sliceTime). While paced, the worker rests pacedRest after each slice of
+// work, leaving most of its core to the drawing. A new kind of experiment is
 // a new experiment.Kind and a field of experiment.Job; nothing here
 // changes. fault is a test hook
 // ("panic": the job panics outside any recover, so the program dies, as a
@@ -52,6 +52,15 @@ import (
 // sliceTime is how long a job computes between pauses, in which the
 // worker reads its messages (a cancel) and reports progress.
 const sliceTime = 25 * time.Millisecond
+
+// pacedRest is how long a paced job rests after each slice: while a drag
+// is under way it computes a quarter of the time. On two cores, where the
+// page, the software renderer's threads and the worker share the machine,
+// resting one slice in two cost the drag a third of its frames, one in
+// four about a fifth, and resting all but 2% of the time no less than
+// what the measurement's noise hides (BenchmarkRecoveryFrameGap,
+// README.md's Performance table).
+const pacedRest = 3 * sliceTime
 
 // progressEvery is the least time between two progress messages of a job:
 // each makes the canvas draw again, which on a machine of few cores slows
@@ -97,10 +106,21 @@ func Serve() {
 	w.loop()
 }
 
-// receive handles one message from the page; it never blocks.
+// receive handles one message from the page; it never blocks. Only run
+// and cancel carry a job's id: pace has none, and reading one there killed
+// the program at every drag while a job ran.
 func (w *worker) receive(m js.Value) {
-	id := m.Get("id").Float()
-	switch m.Get("op").String() {
+	op := m.Get("op").String()
+	var id float64
+	if op == "run" || op == "cancel" {
+		v := m.Get("id")
+		if v.Type() != js.TypeNumber {
+			fmt.Printf("compute: a %q message without a numeric id, ignored\n", op)
+			return
+		}
+		id = v.Float()
+	}
+	switch op {
 	case "run":
 		j, err := decodeJob(m.Get("job"))
 		if err != nil {
@@ -199,7 +219,7 @@ func (w *worker) run(t task) {
 		paced := w.paced
 		w.mu.Unlock()
 		if paced {
-			time.Sleep(sliceTime) // lets the event loop run too
+			time.Sleep(pacedRest) // lets the event loop run too
 		} else {
 			w.yield()
 		}

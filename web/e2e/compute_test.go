@@ -169,6 +169,36 @@ func TestComputeCancel(t *testing.T) {
 	tb.noProblems("a recovery run cancelled by a new set-up")
 }
 
+// TestComputePace paces the worker (as a drag in the canvas does: static/
+// compute.js's pace) before a recovery run starts and toggles it while the
+// run is under way: the run must finish in the same worker, and what the
+// page shows must equal the native run's, bit for bit. (The worker read a
+// job id from every message, and pace has none: each drag during a run
+// killed the program.)
+func TestComputePace(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	const link = "#v=1&scene=recovery&H=4&d=8&seed=7001" // about a second natively
+	eval[bool](tb, `(`+computeJS+`.pace(true), true)`)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(link)))
+	tb.pollFor("the run to report progress", computeJS+`.log.some((e) => e.key.includes("seed=7001") && e.fraction > 0)`)
+	eval[bool](tb, `(`+computeJS+`.pace(false), `+computeJS+`.pace(true), `+computeJS+`.pace(false), true)`)
+	tb.pollFor("the run to end", computeJS+`.log.some((e) => e.key.includes("seed=7001") && e.op !== "running")`)
+	log := computeLog(tb)
+	t.Logf("jobs: %+v", log)
+	if e := log[len(log)-1]; e.Op != "done" {
+		t.Fatalf("the paced run ended %q (%s), want done", e.Op, e.Error)
+	}
+	if n := eval[int](tb, computeJS+`.restarts`); n != 0 {
+		t.Errorf("the worker was restarted %d times", n)
+	}
+	tb.pollFor("the run to be shown", `!headlab.facts().computing`)
+	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, link)); len(d) > 0 {
+		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
+	}
+	tb.noProblems("a paced recovery run")
+}
+
 // TestComputeFault kills the compute worker's program with the test hook
 // window.headlabComputeFault = "panic" (static/compute.js): the page shows
 // a notice, the scene says the run could not be made, the page stays

@@ -43,12 +43,25 @@ self.postMessage = (msg, transfer) => {
   realPost(msg, transfer || []);
 };
 
+// The program's last lines of output (wasm_exec.js writes Go's stdout and
+// stderr through console.log): a program that dies says why with them.
+const lastLines = [];
+const consoleLog = console.log.bind(console);
+console.log = (...args) => {
+  lastLines.push(args.join(" "));
+  if (lastLines.length > 64) lastLines.shift();
+  consoleLog(...args);
+};
+
 // instantiate runs the program: from module, the canvas's compiled
 // WebAssembly.Module, or else from the wasm fetched here.
 function instantiate(module) {
   const go = new Go();
   go.exit = (code) => { go.exitCode = code; };
-  const run = (instance) => go.run(instance).then(() => die("the compute program exited (code " + go.exitCode + ")"));
+  const run = (instance) => go.run(instance).then(() => {
+    const why = lastLines.find((l) => /^(panic|fatal error)/.test(l));
+    die("the compute program exited (code " + go.exitCode + ")" + (why ? ": " + why : ""));
+  });
   if (module instanceof WebAssembly.Module) {
     via = "module";
     return WebAssembly.instantiate(module, go.importObject).then(run);

@@ -13,7 +13,7 @@
 //	                       made by experiment.EncodeJob), kind its Kind for
 //	                       the log; returns the job's id
 //	cancel(id)             stop a job (answered by {op: "cancelled"})
-//	pace(on)               a drag is under way: the worker computes half the time
+//	pace(on)               a drag is under way: the worker computes a quarter of the time
 //	module                 the canvas's compiled module (set by canvas.js)
 //	log                    the last jobs: {id, key, kind, op, ms}, newest last
 //	restarts               workers started after one died
