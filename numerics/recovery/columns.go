@@ -102,7 +102,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		u[i] = stopping.Rounding(r.y, r.sigma)
 	}
 	// newProb returns the problem with its own buffer for e^{p_h}, shared
-	// by its resid and jac: one per goroutine that fits (fitStarts).
+	// by its resid and jac: one per goroutine that fits (chooseStarts, fitter).
 	newProb := func() lsq {
 		rho := make([]float64, hc)
 		rhos := func(p []float64) {

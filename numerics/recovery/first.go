@@ -274,7 +274,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	}
 	// newProb returns the problem with its own buffers rho[w][h] = exp p
 	// of head h in each of the three RFs, shared by its resid and jac: one
-	// per goroutine that fits (fitStarts).
+	// per goroutine that fits (chooseStarts, fitter).
 	newProb := func() lsq {
 		var rho [3][]float64
 		for w := range rho {

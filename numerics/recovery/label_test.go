@@ -16,9 +16,14 @@ func TestChooseStartsWorkers(t *testing.T) {
 	newProb := func() lsq {
 		pred := make([]float64, len(ns)) // a buffer of its own, as the learner's problems have
 		return lsq{m: len(ns), n: 2, u: make([]float64, len(ns)),
+			// Written in full, then read, as the learner's problems use
+			// their buffers: goroutines sharing one would change the
+			// results, not only upset the race detector.
 			resid: func(x, e []float64) {
 				for i, n := range ns {
 					pred[i] = x[0] * math.Exp(-x[1]*n)
+				}
+				for i, n := range ns {
 					e[i] = pred[i] - 3*math.Exp(-n/2)
 				}
 			},

@@ -8,7 +8,11 @@
 // it finds no document (wasm/README.md, "One wasm for the canvas and the
 // compute worker").
 //
-// The job protocol. The page sends
+// The job protocol. Before it, static/compute-worker.js takes the page's
+// {op: "boot", module} (the canvas's compiled module, or null: fetch the
+// wasm) and starts this program, which posts {op: "ready"} (the script
+// adds via: "module" or "fetch"); the script holds the page's messages
+// until then. The page sends
 //
 //	{op: "run", id, job, fault}   job: an experiment.Job, encoded (a Uint8Array; experiment.EncodeJob)
 //	{op: "cancel", id}

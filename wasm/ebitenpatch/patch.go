@@ -12,7 +12,7 @@
 // And it guards the three lines of ebiten's package initialisation that
 // read the page (WorkerEdits), so that the canvas's program can start in a
 // Web Worker, where it runs the compute worker instead of ebiten: one wasm
-// for both. The edits are textual; patch_test.go proves that applied to
+// for both. The edits are textual; worker_test.go proves that applied to
 // the pinned upstream files they give exactly the files in
 // testdata/worker, and that ebiten then initialises without a document.
 //

@@ -43,13 +43,15 @@ self.postMessage = (msg, transfer) => {
   realPost(msg, transfer || []);
 };
 
-// The program's last lines of output (wasm_exec.js writes Go's stdout and
-// stderr through console.log): a program that dies says why with them.
-const lastLines = [];
+// The first line of a Go panic or fatal error in the program's output
+// (wasm_exec.js writes Go's stdout and stderr through console.log), kept as
+// it is written, before the stack that follows it: a program that dies
+// says why with it.
+let deathLine = "";
 const consoleLog = console.log.bind(console);
 console.log = (...args) => {
-  lastLines.push(args.join(" "));
-  if (lastLines.length > 64) lastLines.shift();
+  const line = args.join(" ");
+  if (!deathLine && /^(panic|fatal error)/.test(line)) deathLine = line;
   consoleLog(...args);
 };
 
@@ -59,8 +61,7 @@ function instantiate(module) {
   const go = new Go();
   go.exit = (code) => { go.exitCode = code; };
   const run = (instance) => go.run(instance).then(() => {
-    const why = lastLines.find((l) => /^(panic|fatal error)/.test(l));
-    die("the compute program exited (code " + go.exitCode + ")" + (why ? ": " + why : ""));
+    die("the compute program exited (code " + go.exitCode + ")" + (deathLine ? ": " + deathLine : ""));
   });
   if (module instanceof WebAssembly.Module) {
     via = "module";

@@ -89,7 +89,13 @@
       if (worker === w) died(e.message || "an error in the worker");
     };
     worker = w;
-    w.postMessage({ op: "boot", module: api.module });
+    try {
+      w.postMessage({ op: "boot", module: api.module });
+    } catch (err) {
+      // A browser that cannot pass a compiled module to a worker
+      // (DataCloneError): the worker fetches the program itself.
+      w.postMessage({ op: "boot", module: null });
+    }
     if (paced) w.postMessage({ op: "pace", on: true });
     return w;
   }
