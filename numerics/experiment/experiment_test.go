@@ -180,13 +180,41 @@ func TestRunRefusesBadJobs(t *testing.T) {
 	}
 }
 
+// learnBench are the layers (H, d) BenchmarkLearn and BenchmarkLearnWarm
+// time, seed 1 each: web/e2e's benchRuns, which the page's compute worker
+// runs.
+var learnBench = [][2]int{{3, 8}, {4, 8}, {8, 3}}
+
 // BenchmarkLearn times recovery runs of seed 1 (run it under node too, to
 // compare with the page's compute worker; web/e2e BenchmarkComputeLearn).
 func BenchmarkLearn(b *testing.B) {
-	for _, c := range [][2]int{{3, 8}, {4, 8}, {8, 3}} {
+	for _, c := range learnBench {
 		b.Run(fmt.Sprintf("H=%d,d=%d", c[0], c[1]), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Learn(Context{Slice: 25 * time.Millisecond}, Recovery{H: c[0], D: c[1], Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLearnWarm is BenchmarkLearn after one untimed run of the same
+// layer: under node (GOOS=js) the runs it times find the functions they
+// call compiled and optimised already, as the page's worker does from its
+// third job on (web/e2e's BenchmarkComputeLearnIdle, warm-ms). Its
+// cold counterpart is BenchmarkLearn with -benchtime 1x, one layer per
+// process.
+func BenchmarkLearnWarm(b *testing.B) {
+	for _, c := range learnBench {
+		b.Run(fmt.Sprintf("H=%d,d=%d", c[0], c[1]), func(b *testing.B) {
+			r := Recovery{H: c[0], D: c[1], Seed: 1}
+			ctx := Context{Slice: 25 * time.Millisecond}
+			if _, err := Learn(ctx, r); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := Learn(ctx, r); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,10 +9,12 @@
 // gonum's BLAS and LAPACK, in the canvas); without it the canvas wasm is
 // about a third smaller (wasm/README.md, "Size").
 //
-// And it guards the three lines of ebiten's package initialisation that
-// read the page (WorkerEdits), so that the canvas's program can start in a
-// Web Worker, where it runs the compute worker instead of ebiten: one wasm
-// for both. The edits are textual; worker_test.go proves that applied to
+// And it guards ebiten's package initialisation where there is no page
+// (WorkerEdits), so that the canvas's program can start in a Web Worker,
+// where it runs the compute worker instead of ebiten: one wasm for both.
+// Three lines that read the page would panic there, and the compilation of
+// the built-in shaders, which only drawing needs, would cost the worker's
+// first job its speed. The edits are textual; worker_test.go proves that applied to
 // the pinned upstream files they give exactly the files in
 // testdata/worker, and that ebiten then initialises without a document.
 //
@@ -49,6 +51,16 @@ const Version = "v2.10.4"
 var Files = []string{
 	"internal/builtinshader/shader.go",
 	"internal/colormshader/shader.go",
+}
+
+// Added are files of ours that the patched copy has and upstream has not,
+// relative to ebiten's module root; each one is at the same path relative
+// to this package's directory. They hold what WorkerEdits' guards call
+// where the edited file is not for GOOS=js alone (a file built for every
+// platform cannot import syscall/js).
+var Added = []string{
+	"internal/atlas/document_js.go",
+	"internal/atlas/document_other.go",
 }
 
 // Module is ebiten's module as the go command resolves it for headlab.
@@ -95,8 +107,8 @@ func (m Module) Check() error {
 }
 
 // Prepare writes, in out (emptied first), a copy of ebiten's module m with
-// Files replaced by ours from patchDir (this package's directory) and
-// WorkerEdits made, and
+// Files replaced by ours from patchDir (this package's directory), Added
+// added from there and WorkerEdits made, and
 // go.mod and go.sum: headlab's (from modRoot) with ebiten replaced by the
 // copy. It returns the go.mod's path, for go build's -modfile flag, and
 // refuses a module that fails Check. A build through the go.mod records the
@@ -152,6 +164,15 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 		f = filepath.FromSlash(f)
 		if _, err := os.Stat(filepath.Join(copyDir, f)); err != nil {
 			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
+		}
+		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
+			return "", err
+		}
+	}
+	for _, f := range Added {
+		f = filepath.FromSlash(f)
+		if _, err := os.Stat(filepath.Join(copyDir, f)); err == nil {
+			return "", fmt.Errorf("%s %s already has %s, which the patch adds", Path, m.Version, f)
 		}
 		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
 			return "", err

@@ -13,7 +13,7 @@ type Edit struct {
 }
 
 // WorkerEdits returns the edits that let ebiten's package initialisation
-// finish where there is no document: in a Web Worker, where headlab runs
+// finish, and finish cheaply, where there is no document: in a Web Worker, where headlab runs
 // the canvas's wasm as its compute worker and never starts ebiten.
 //
 // Upstream's initialisation for GOOS=js reads the page in three places
@@ -28,8 +28,37 @@ type Edit struct {
 // already returns early when document is undefined. The guarded lines
 // compute exactly upstream's values when a document exists, at the same
 // point of initialisation, and undefined otherwise.
+//
+// And internal/atlas compiles ebiten's three built-in shaders at init,
+// parsing their Kage sources with go/parser. In a worker that work is
+// wasted, and worse: the browser finds the parser's functions hot and
+// compiles them, the largest of them for seconds, with its optimising
+// compiler, whose threads the worker's first job needs for the numerics
+// (README.md, Performance: warm runs came only after five to seven jobs
+// instead of two). Where there is no document the init returns before
+// compiling; the shaders stay nil, and nothing in a worker draws. The same
+// holds, on a smaller scale, for internal/ui's two keyboard tables: their
+// about 190 entries, each a call at init, make the package's init function
+// large enough for the browser to compile it too (65 KB of code, about
+// 0.8 s on this machine's compile threads); without a document they are
+// left nil, which ranges and lookups read as empty.
 func WorkerEdits() []Edit {
 	return []Edit{
+		{
+			File: "internal/atlas/shader.go",
+			Old: `func init() {
+	var wg errgroup.Group
+`,
+			New: `func init() {
+	// Nothing draws where there is no document (a Web Worker, which runs
+	// this package's program without ever running ebiten): the shaders
+	// are not compiled there. Guard added by headlab (wasm/ebitenpatch).
+	if noDocument() {
+		return
+	}
+	var wg errgroup.Group
+`,
+		},
 		{
 			File: "internal/ui/ui_js.go",
 			Old: `var (
@@ -53,7 +82,37 @@ func ifDocument(f func() js.Value) js.Value {
 	}
 	return f()
 }
+
+// ifDocumentKeys returns f() where there is a document, and nil where
+// there is none: the keyboard's tables, about 190 strings made one by one
+// at init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
+func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
+	if !document.Truthy() {
+		return nil
+	}
+	return f()
+}
 `,
+		},
+		{
+			File: "internal/ui/keys_js.go",
+			Old:  "var uiKeyToJSCode = map[Key]js.Value{\n",
+			New:  "var uiKeyToJSCode = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{\n",
+		},
+		{
+			File: "internal/ui/keys_js.go",
+			Old:  "\tKeyZ:              js.ValueOf(\"KeyZ\"),\n}\n",
+			New:  "\tKeyZ:              js.ValueOf(\"KeyZ\"),\n}})\n",
+		},
+		{
+			File: "internal/ui/input_js.go",
+			Old:  "var uiKeyToJSKey = map[Key]js.Value{\n",
+			New:  "var uiKeyToJSKey = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{\n",
+		},
+		{
+			File: "internal/ui/input_js.go",
+			Old:  "\tKeyNumpad9:        js.ValueOf(\"9\"),\n}\n",
+			New:  "\tKeyNumpad9:        js.ValueOf(\"9\"),\n}})\n",
 		},
 		{
 			File: "internal/colormode/colormode_js.go",

@@ -25,6 +25,14 @@ func TestWorkerEdits(t *testing.T) {
 	if err := m.Check(); err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range Added {
+		if _, err := os.Stat(filepath.FromSlash(f)); err != nil {
+			t.Errorf("an added file is missing here: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(m.Dir, filepath.FromSlash(f))); err == nil {
+			t.Errorf("%s %s has %s, which the patch would add", Path, Version, f)
+		}
+	}
 	edits := WorkerEdits()
 	files := EditedFiles(edits)
 	if len(files) == 0 {

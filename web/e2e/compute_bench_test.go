@@ -8,13 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
 
 	"headlab/numerics/experiment"
 )
 
 // benchRuns are the recovery runs timed in the page's compute worker and
-// under node (BenchmarkLearn in numerics/experiment, GOOS=js), seed 1 each.
+// under node (BenchmarkLearn and BenchmarkLearnWarm in numerics/experiment,
+// GOOS=js; its learnBench), seed 1 each.
 var benchRuns = [][2]int{{3, 8}, {4, 8}, {8, 3}}
 
 // BenchmarkComputeLearn times recovery runs in the page's compute worker
@@ -120,27 +124,61 @@ func BenchmarkRecoveryFrameGap(b *testing.B) {
 
 // BenchmarkComputeLearnIdle runs the same recovery runs as
 // BenchmarkComputeLearn through the worker's client while the canvas shows
-// the (idle) Attention scene, so that nothing draws meanwhile: the
-// worker's speed without the Recovery scene's progress on screen.
+// the (idle) Attention scene, so that nothing draws meanwhile, and tells
+// the browser's warm-up from the worker's speed. With the browser's cache
+// emptied it opens the page and runs the job three times: cold-ms
+// is the first run, which pays for the browser compiling the functions it
+// calls, first quickly and then, as they prove hot, optimised; warm-ms is
+// the faster of the other two. It then opens the page twice more:
+// cached-ms is the first run of the third visit, when the browser
+// takes the optimised code it stored with the wasm in its cache. Compare
+// them with the same runs under node (BenchmarkLearn and
+// BenchmarkLearnWarm in numerics/experiment; README.md, Performance).
 func BenchmarkComputeLearnIdle(b *testing.B) {
 	for _, c := range benchRuns {
 		H, d := c[0], c[1]
 		b.Run(fmt.Sprintf("H=%d,d=%d", H, d), func(b *testing.B) {
 			job := experiment.Job{Kind: experiment.KindRecovery, Recovery: &experiment.Recovery{H: H, D: d, Seed: 1}}
-			var worker float64
+			var cold, warm, cached float64
 			for b.Loop() {
 				tb := newTab(b)
 				tb.load(h.base + "#v=1&scene=attention")
-				startJob(tb, "idle", job)
-				tb.pollFor("the run", computeJS+`.log.some((e) => e.key === "idle" && e.op === "done")`)
-				for _, e := range computeLog(tb) {
-					if e.Key == "idle" {
-						worker = e.Ms
+				if _, err := chromedp.Call(tb.ctx, network.ClearBrowserCache, cdp.Empty{}); err != nil {
+					b.Fatal(err)
+				}
+				var first [3]float64
+				for visit := range 3 {
+					tb.load(h.base + "#v=1&scene=attention")
+					runs := 1
+					if visit == 0 {
+						runs = 3
+					}
+					var ms []float64
+					for r := range runs {
+						key := fmt.Sprintf("idle %d %d", visit, r)
+						startJob(tb, key, job)
+						tb.pollFor("the run", computeJS+fmt.Sprintf(`.log.some((e) => e.key === %q && e.op === "done")`, key))
+						for _, e := range computeLog(tb) {
+							if e.Key == key && e.Op == "done" {
+								ms = append(ms, e.Ms)
+							}
+						}
+					}
+					if len(ms) != runs {
+						b.Fatalf("visit %d: %d of %d runs reported a time", visit, len(ms), runs)
+					}
+					first[visit] = ms[0]
+					if visit == 0 {
+						cold, warm = ms[0], min(ms[1], ms[2])
 					}
 				}
+				cached = first[2]
+				b.Logf("first runs of the three visits: %.0f, %.0f, %.0f ms; warm %.0f ms", first[0], first[1], first[2], warm)
 				tb.close()
 			}
-			b.ReportMetric(worker, "worker-ms")
+			b.ReportMetric(cold, "cold-ms")
+			b.ReportMetric(warm, "warm-ms")
+			b.ReportMetric(cached, "cached-ms")
 		})
 	}
 }

@@ -148,6 +148,16 @@ func ifDocument(f func() js.Value) js.Value {
 	return f()
 }
 
+// ifDocumentKeys returns f() where there is a document, and nil where
+// there is none: the keyboard's tables, about 190 strings made one by one
+// at init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
+func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
+	if !document.Truthy() {
+		return nil
+	}
+	return f()
+}
+
 func (u *UserInterface) SetFullscreen(fullscreen bool) {
 	if !canvas.Truthy() {
 		return
