@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,12 +127,12 @@ func BenchmarkRecoveryFrameGap(b *testing.B) {
 // BenchmarkComputeLearn through the worker's client while the canvas shows
 // the (idle) Attention scene, so that nothing draws meanwhile, and tells
 // the browser's warm-up from the worker's speed. With the browser's cache
-// emptied it opens the page and runs the job three times: cold-ms
-// is the first run, which pays for the browser compiling the functions it
-// calls, first quickly and then, as they prove hot, optimised; warm-ms is
-// the faster of the other two. It then opens the page twice more:
-// cached-ms is the first run of the third visit, when the browser
-// takes the optimised code it stored with the wasm in its cache. Compare
+// emptied it opens the page and runs the job six times: cold-ms is the
+// first run, which pays for the browser compiling the functions it calls,
+// first quickly and then, as they prove hot, optimised; warm-ms is the
+// fastest of the last three, when that is done. It then opens the page
+// twice more: cached-ms is the first run of the third visit, when the
+// browser takes the optimised code it kept for the wasm. Compare
 // them with the same runs under node (BenchmarkLearn and
 // BenchmarkLearnWarm in numerics/experiment; README.md, Performance).
 func BenchmarkComputeLearnIdle(b *testing.B) {
@@ -151,7 +152,7 @@ func BenchmarkComputeLearnIdle(b *testing.B) {
 					tb.load(h.base + "#v=1&scene=attention")
 					runs := 1
 					if visit == 0 {
-						runs = 3
+						runs = 6
 					}
 					var ms []float64
 					for r := range runs {
@@ -169,7 +170,7 @@ func BenchmarkComputeLearnIdle(b *testing.B) {
 					}
 					first[visit] = ms[0]
 					if visit == 0 {
-						cold, warm = ms[0], min(ms[1], ms[2])
+						cold, warm = ms[0], slices.Min(ms[3:])
 					}
 				}
 				cached = first[2]
