@@ -35,9 +35,9 @@ type Edit struct {
 // compiles them, the largest of them for seconds, with its optimising
 // compiler, whose threads the worker's first job needs for the numerics
 // (README.md, Performance: the worker was warm only by its fifth to
-// seventh job, and is by its third without it). Where there is no
-// document the init returns before compiling; the shaders stay nil, and
-// nothing in a worker draws. The same holds, on a smaller scale, for
+// seventh job, and is by its third or fourth without it). Where there is
+// no document the init returns before compiling; the shaders stay nil,
+// and nothing in a worker draws. The same holds, on a smaller scale, for
 // internal/ui's two keyboard tables: their about 190 entries, each a call
 // at init, make the package's init function large enough for the browser
 // to compile it too (65 kB of code, about 0.8 s on this machine's compile
