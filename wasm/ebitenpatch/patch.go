@@ -14,8 +14,8 @@
 // where it runs the compute worker instead of ebiten: one wasm for both.
 // Three lines that read the page would panic there, and the compilation of
 // the built-in shaders, which only drawing needs, would cost the worker's
-// first job its speed. The edits are textual; worker_test.go proves that applied to
-// the pinned upstream files they give exactly the files in
+// first jobs their speed. The edits are textual; worker_test.go proves that
+// applied to the pinned upstream files they give exactly the files in
 // testdata/worker, and that ebiten then initialises without a document.
 //
 // go build's -overlay cannot replace files in the module cache, so Prepare

@@ -13,8 +13,9 @@ type Edit struct {
 }
 
 // WorkerEdits returns the edits that let ebiten's package initialisation
-// finish, and finish cheaply, where there is no document: in a Web Worker, where headlab runs
-// the canvas's wasm as its compute worker and never starts ebiten.
+// finish, and finish cheaply, where there is no document: in a Web Worker,
+// where headlab runs the canvas's wasm as its compute worker and never
+// starts ebiten.
 //
 // Upstream's initialisation for GOOS=js reads the page in three places
 // whose reads panic without one (syscall/js panics on a property of
