@@ -137,8 +137,8 @@ test_all() {
   say "native tests"
   # shellcheck disable=SC2046 # the package list is one word per package
   "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
-  say "numerics, link and scene tests under GOOS=js GOARCH=wasm (node $(node --version))"
-  GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/...
+  say "numerics, link, scene and ebiten-patch tests under GOOS=js GOARCH=wasm (node $(node --version))"
+  GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/... ./wasm/ebitenpatch/internal/atlas
   # The golden digests hold every package's numbers bit for bit; they must
   # not change where the compiler may fuse a*b+c into one FMA (numerics/MATH.md §4).
   say "golden digests with GOAMD64=v3 (FMA available to the compiler)"

@@ -201,8 +201,9 @@ func BenchmarkLearn(b *testing.B) {
 
 // BenchmarkLearnWarm is BenchmarkLearn after one untimed run of the same
 // layer: under node (GOOS=js) the runs it times find the functions they
-// call compiled and optimised already, as the page's worker does from its
-// third job on (web/e2e's BenchmarkComputeLearnIdle, warm-ms). Its
+// call compiled and optimised already, as the page's worker does by its
+// fourth job (web/e2e's BenchmarkComputeLearnIdle, warm-ms: the fastest of
+// jobs 4–6). Its
 // cold counterpart is BenchmarkLearn with -benchtime 1x, one layer per
 // process.
 func BenchmarkLearnWarm(b *testing.B) {

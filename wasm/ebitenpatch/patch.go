@@ -53,15 +53,31 @@ var Files = []string{
 	"internal/colormshader/shader.go",
 }
 
-// Added are files of ours that the patched copy has and upstream has not,
-// relative to ebiten's module root; each one is at the same path relative
-// to this package's directory. They hold what WorkerEdits' guards call
-// where the edited file is not for GOOS=js alone (a file built for every
-// platform cannot import syscall/js).
-var Added = []string{
-	"internal/atlas/document_js.go",
-	"internal/atlas/document_other.go",
+// Added are files of ours that the patched copy has and upstream has not:
+// each is copied from From, relative to this package's directory, to To,
+// relative to ebiten's module root.
+//   - internal/atlas's noDocument, which WorkerEdits' guard of its init
+//     calls: shader.go is built for every platform and cannot import
+//     syscall/js. The files are a package here too, with its tests.
+//   - internal/headlabir, ebiten's built-in shaders compiled at build
+//     time (GenerateIR), which atlas's patched init decodes instead of
+//     compiling their Kage sources at every start. It imports ebiten's
+//     internal packages, so here it lives under _ebiten, which the go
+//     command ignores.
+var Added = []struct{ From, To string }{
+	{"internal/atlas/document_js.go", "internal/atlas/document_js.go"},
+	{"internal/atlas/document_other.go", "internal/atlas/document_other.go"},
+	{"_ebiten/internal/headlabir/codec.go", "internal/headlabir/codec.go"},
+	{"_ebiten/internal/headlabir/codec_test.go", "internal/headlabir/codec_test.go"},
+	{"_ebiten/internal/headlabir/gen/main.go", "internal/headlabir/gen/main.go"},
 }
+
+// irFile is the file GenerateIR writes in the copy, and irGen the command
+// that writes it.
+const (
+	irFile = "internal/headlabir/programs.go"
+	irGen  = Path + "/internal/headlabir/gen"
+)
 
 // Module is ebiten's module as the go command resolves it for headlab.
 type Module struct {
@@ -108,13 +124,14 @@ func (m Module) Check() error {
 
 // Prepare writes, in out (emptied first), a copy of ebiten's module m with
 // Files replaced by ours from patchDir (this package's directory), Added
-// added from there and WorkerEdits made, and
-// go.mod and go.sum: headlab's (from modRoot) with ebiten replaced by the
-// copy. It returns the go.mod's path, for go build's -modfile flag, and
-// refuses a module that fails Check. A build through the go.mod records the
-// copy's path relative to modRoot: out at the same place in every checkout
-// (build.sh's build/ebitenpatch) gives the same bytes.
-func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
+// added from there, WorkerEdits made and the built-in shaders' programs
+// generated (GenerateIR, with goCmd), and go.mod and go.sum: headlab's
+// (from modRoot) with ebiten replaced by the copy. It returns the go.mod's
+// path, for go build's -modfile flag, and refuses a module that fails
+// Check. A build through the go.mod records the copy's path relative to
+// modRoot: out at the same place in every checkout (build.sh's
+// build/ebitenpatch) gives the same bytes.
+func Prepare(goCmd string, m Module, patchDir, modRoot, out string) (string, error) {
 	if err := m.Check(); err != nil {
 		return "", err
 	}
@@ -169,12 +186,15 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 			return "", err
 		}
 	}
-	for _, f := range Added {
-		f = filepath.FromSlash(f)
-		if _, err := os.Stat(filepath.Join(copyDir, f)); err == nil {
-			return "", fmt.Errorf("%s %s already has %s, which the patch adds", Path, m.Version, f)
+	for _, a := range Added {
+		to := filepath.Join(copyDir, filepath.FromSlash(a.To))
+		if _, err := os.Stat(to); err == nil {
+			return "", fmt.Errorf("%s %s already has %s, which the patch adds", Path, m.Version, a.To)
 		}
-		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return "", err
+		}
+		if err := copyFile(filepath.Join(patchDir, filepath.FromSlash(a.From)), to); err != nil {
 			return "", err
 		}
 	}
@@ -193,7 +213,33 @@ func Prepare(m Module, patchDir, modRoot, out string) (string, error) {
 			return "", err
 		}
 	}
+	if err := GenerateIR(goCmd, modRoot, modfile, filepath.Join(copyDir, filepath.FromSlash(irFile))); err != nil {
+		return "", err
+	}
 	return modfile, nil
+}
+
+// GenerateIR writes file, the copy's headlabir/programs.go: ebiten's
+// built-in shaders compiled by the copy's own shader compiler, which
+// atlas's patched init decodes at start instead of compiling them (in the
+// browser that compilation held the page's main thread for about a second
+// at every start; README.md, Performance). It runs the copy's
+// headlabir/gen natively with goCmd in modRoot, through modfile (the
+// copy's go.mod from Prepare); gen writes nothing unless each program
+// decodes to exactly the compiler's.
+func GenerateIR(goCmd, modRoot, modfile, file string) error {
+	cmd := exec.Command(goCmd, "run", "-modfile", modfile, irGen, file, Version)
+	cmd.Dir = modRoot
+	// The generator runs here, whatever the caller builds for.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOOS=") && !strings.HasPrefix(kv, "GOARCH=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("generating the built-in shaders' programs (%s): %v\n%s", irGen, err, out)
+	}
+	return nil
 }
 
 // copyTree copies the regular files under src to dst, writable.

@@ -49,7 +49,7 @@ func TestVersion(t *testing.T) {
 	if replaced.Check() == nil {
 		t.Errorf("Check accepts a replaced %s", Path)
 	}
-	if _, err := Prepare(other, ".", "../..", t.TempDir()); err == nil {
+	if _, err := Prepare(goCmd, other, ".", "../..", t.TempDir()); err == nil {
 		t.Errorf("Prepare accepts %s %s", Path, other.Version)
 	}
 }
@@ -107,7 +107,7 @@ func TestNoTemplate(t *testing.T) {
 			}
 		}
 	}
-	modfile, err := Prepare(resolve(t), ".", "../..", t.TempDir())
+	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,4 +273,24 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "(same lines)"
+}
+
+// TestBuiltinIR prepares the patched copy, which generates the built-in
+// shaders' programs (GenerateIR: gen itself refuses programs that do not
+// decode to the compiler's), and runs the generated package's own test in
+// the copy: each program equals what compiling its source gives, and a
+// program cut short, lengthened or changed is refused or told apart.
+func TestBuiltinIR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles ebiten's shader compiler")
+	}
+	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(goCmd, "test", "-count=1", "-modfile", modfile, Path+"/internal/headlabir")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the generated programs' test: %v\n%s", err, out)
+	}
 }

@@ -30,36 +30,101 @@ type Edit struct {
 // compute exactly upstream's values when a document exists, at the same
 // point of initialisation, and undefined otherwise.
 //
-// And internal/atlas compiles ebiten's three built-in shaders at init,
-// parsing their Kage sources with go/parser. In a worker that work is
-// wasted, and worse: the browser finds the parser's functions hot and
-// compiles them, the largest of them for seconds, with its optimising
-// compiler, whose threads the worker's first job needs for the numerics
-// (README.md, Performance: the worker was warm only by its fifth to
-// seventh job, and is by its third or fourth without it). Where there is
-// no document the init returns before compiling; the shaders stay nil,
-// and nothing in a worker draws. The same holds, on a smaller scale, for
-// internal/ui's two keyboard tables: their about 190 entries, each a call
-// at init, make the package's init function large enough for the browser
-// to compile it too (65 kB of code, about 0.8 s on this machine's compile
-// threads); without a document they are left nil, which ranges and
-// lookups read as empty.
+// And internal/atlas compiles ebiten's three built-in shaders at init:
+// go/parser parses their Kage sources, and internal/shader walks the tree.
+// In a worker that work is wasted, and worse: the browser finds the shader
+// compiler's functions hot and compiles them, the largest of them
+// (compileState.parseExpr) for seconds, with its optimising compiler,
+// whose threads the worker's first job needs for the numerics (README.md,
+// Performance: the worker was warm only by its fifth to seventh job, and
+// is by its third or fourth without it). Where there is no document the
+// init returns before compiling; the shaders stay nil, and nothing in a
+// worker draws. The same holds, on a smaller scale, for internal/ui's two
+// keyboard tables: their 174 entries, each a call at init, make the
+// package's init function large enough for the browser to compile it too
+// (65 kB of code, about 0.8 s on this machine's compile threads); without
+// a document they are left nil, which ranges and lookups read as empty.
 func WorkerEdits() []Edit {
 	return []Edit{
 		{
 			File: "internal/atlas/shader.go",
+			Old: `import (
+	"fmt"
+	"runtime"
+	"sync"
+	"weak"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/hajimehoshi/ebiten/v2/internal/builtinshader"
+	"github.com/hajimehoshi/ebiten/v2/internal/graphicscommand"
+	"github.com/hajimehoshi/ebiten/v2/internal/legacyshader"
+	"github.com/hajimehoshi/ebiten/v2/internal/shaderir"
+)
+`,
+			New: `import (
+	"runtime"
+	"sync"
+	"weak"
+
+	"github.com/hajimehoshi/ebiten/v2/internal/graphicscommand"
+	"github.com/hajimehoshi/ebiten/v2/internal/headlabir"
+	"github.com/hajimehoshi/ebiten/v2/internal/shaderir"
+)
+`,
+		},
+		{
+			File: "internal/atlas/shader.go",
 			Old: `func init() {
 	var wg errgroup.Group
-`,
+	var nearestIR, linearIR, clearIR *shaderir.Program
+	// Compile through legacyshader, the same path a user's shader takes. A source ID identifies the
+	// source the core compiles, and shader precompilation knows only the IDs from that path.
+	wg.Go(func() error {
+		ir, _, err := legacyshader.CompileShader(builtinshader.ShaderSource(builtinshader.FilterNearest, builtinshader.AddressUnsafe))
+		if err != nil {
+			return fmt.Errorf("atlas: compiling the nearest shader failed: %w", err)
+		}
+		nearestIR = ir
+		return nil
+	})
+	wg.Go(func() error {
+		ir, _, err := legacyshader.CompileShader(builtinshader.ShaderSource(builtinshader.FilterLinear, builtinshader.AddressUnsafe))
+		if err != nil {
+			return fmt.Errorf("atlas: compiling the linear shader failed: %w", err)
+		}
+		linearIR = ir
+		return nil
+	})
+	wg.Go(func() error {
+		ir, _, err := legacyshader.CompileShader([]byte(builtinshader.ClearShaderSource))
+		if err != nil {
+			return fmt.Errorf("atlas: compiling the clear shader failed: %w", err)
+		}
+		clearIR = ir
+		return nil
+	})
+	if err := wg.Wait(); err != nil {
+		panic(err)
+	}
+	NearestFilterShader`,
 			New: `func init() {
 	// Nothing draws where there is no document (a Web Worker, which runs
 	// this package's program without ever running ebiten): the shaders
-	// are not compiled there. Guard added by headlab (wasm/ebitenpatch).
+	// are not made there. Guard added by headlab (wasm/ebitenpatch).
 	if noDocument() {
 		return
 	}
-	var wg errgroup.Group
-`,
+	// The three programs come compiled from the build: headlabir/gen,
+	// added by headlab (wasm/ebitenpatch), compiled through legacyshader
+	// the sources this init compiled here upstream (the nearest and the
+	// linear filter's with the unsafe address, and the clear shader), and
+	// checked that the programs decode to exactly the compiler's.
+	nearestIR, linearIR, clearIR, err := headlabir.Programs()
+	if err != nil {
+		panic(err)
+	}
+	NearestFilterShader`,
 		},
 		{
 			File: "internal/ui/ui_js.go",
@@ -86,8 +151,8 @@ func ifDocument(f func() js.Value) js.Value {
 }
 
 // ifDocumentKeys returns f() where there is a document, and nil where
-// there is none: the keyboard's tables, about 190 strings made one by one
-// at init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
+// there is none: the keyboard's tables, 174 strings made one by one at
+// init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
 func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
 	if !document.Truthy() {
 		return nil

@@ -25,12 +25,12 @@ func TestWorkerEdits(t *testing.T) {
 	if err := m.Check(); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Added {
-		if _, err := os.Stat(filepath.FromSlash(f)); err != nil {
+	for _, a := range Added {
+		if _, err := os.Stat(filepath.FromSlash(a.From)); err != nil {
 			t.Errorf("an added file is missing here: %v", err)
 		}
-		if _, err := os.Stat(filepath.Join(m.Dir, filepath.FromSlash(f))); err == nil {
-			t.Errorf("%s %s has %s, which the patch would add", Path, Version, f)
+		if _, err := os.Stat(filepath.Join(m.Dir, filepath.FromSlash(a.To))); err == nil {
+			t.Errorf("%s %s has %s, which the patch would add", Path, Version, a.To)
 		}
 	}
 	edits := WorkerEdits()
@@ -104,7 +104,7 @@ func TestWorkerInit(t *testing.T) {
 		t.Skip("no node in PATH")
 	}
 	out := t.TempDir()
-	modfile, err := Prepare(resolve(t), ".", "../..", filepath.Join(out, "patch"))
+	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", filepath.Join(out, "patch"))
 	if err != nil {
 		t.Fatal(err)
 	}

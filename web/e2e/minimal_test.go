@@ -82,7 +82,7 @@ func serveBaseline(tb testing.TB, pkg string, patched bool) baseline {
 		}
 		// A fixed folder, so that the wasm's bytes, which record it, and
 		// with them its cached brotli variant, stay the same between runs.
-		modfile, err := ebitenpatch.Prepare(m, filepath.Join(root, "wasm", "ebitenpatch"), root, filepath.Join(root, "build", "ebitenpatch-"+pkg))
+		modfile, err := ebitenpatch.Prepare(goCmd, m, filepath.Join(root, "wasm", "ebitenpatch"), root, filepath.Join(root, "build", "ebitenpatch-"+pkg))
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -52,5 +52,5 @@ func run(goCmd, dir string) (string, error) {
 	if len(lines) != 2 {
 		return "", fmt.Errorf("locating headlab/wasm/ebitenpatch: go list printed %q", out)
 	}
-	return ebitenpatch.Prepare(m, lines[0], filepath.Dir(lines[1]), dir)
+	return ebitenpatch.Prepare(goCmd, m, lines[0], filepath.Dir(lines[1]), dir)
 }

@@ -15,16 +15,12 @@
 package atlas
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"weak"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/hajimehoshi/ebiten/v2/internal/builtinshader"
 	"github.com/hajimehoshi/ebiten/v2/internal/graphicscommand"
-	"github.com/hajimehoshi/ebiten/v2/internal/legacyshader"
+	"github.com/hajimehoshi/ebiten/v2/internal/headlabir"
 	"github.com/hajimehoshi/ebiten/v2/internal/shaderir"
 )
 
@@ -154,39 +150,17 @@ var (
 func init() {
 	// Nothing draws where there is no document (a Web Worker, which runs
 	// this package's program without ever running ebiten): the shaders
-	// are not compiled there. Guard added by headlab (wasm/ebitenpatch).
+	// are not made there. Guard added by headlab (wasm/ebitenpatch).
 	if noDocument() {
 		return
 	}
-	var wg errgroup.Group
-	var nearestIR, linearIR, clearIR *shaderir.Program
-	// Compile through legacyshader, the same path a user's shader takes. A source ID identifies the
-	// source the core compiles, and shader precompilation knows only the IDs from that path.
-	wg.Go(func() error {
-		ir, _, err := legacyshader.CompileShader(builtinshader.ShaderSource(builtinshader.FilterNearest, builtinshader.AddressUnsafe))
-		if err != nil {
-			return fmt.Errorf("atlas: compiling the nearest shader failed: %w", err)
-		}
-		nearestIR = ir
-		return nil
-	})
-	wg.Go(func() error {
-		ir, _, err := legacyshader.CompileShader(builtinshader.ShaderSource(builtinshader.FilterLinear, builtinshader.AddressUnsafe))
-		if err != nil {
-			return fmt.Errorf("atlas: compiling the linear shader failed: %w", err)
-		}
-		linearIR = ir
-		return nil
-	})
-	wg.Go(func() error {
-		ir, _, err := legacyshader.CompileShader([]byte(builtinshader.ClearShaderSource))
-		if err != nil {
-			return fmt.Errorf("atlas: compiling the clear shader failed: %w", err)
-		}
-		clearIR = ir
-		return nil
-	})
-	if err := wg.Wait(); err != nil {
+	// The three programs come compiled from the build: headlabir/gen,
+	// added by headlab (wasm/ebitenpatch), compiled through legacyshader
+	// the sources this init compiled here upstream (the nearest and the
+	// linear filter's with the unsafe address, and the clear shader), and
+	// checked that the programs decode to exactly the compiler's.
+	nearestIR, linearIR, clearIR, err := headlabir.Programs()
+	if err != nil {
 		panic(err)
 	}
 	NearestFilterShader = NewShader(nearestIR, "nearest")

@@ -149,8 +149,8 @@ func ifDocument(f func() js.Value) js.Value {
 }
 
 // ifDocumentKeys returns f() where there is a document, and nil where
-// there is none: the keyboard's tables, about 190 strings made one by one
-// at init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
+// there is none: the keyboard's tables, 174 strings made one by one at
+// init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
 func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
 	if !document.Truthy() {
 		return nil
