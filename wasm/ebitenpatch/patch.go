@@ -1,5 +1,5 @@
 // Package ebitenpatch builds the canvas against a patched copy of ebiten,
-// changed in two ways.
+// changed in three ways.
 //
 // It replaces the two files of ebiten that write its built-in shaders with
 // text/template: our copies, in internal/ here at ebiten's own paths, write
@@ -17,6 +17,12 @@
 // first jobs their speed. The edits are textual; worker_test.go proves that
 // applied to the pinned upstream files they give exactly the files in
 // testdata/worker, and that ebiten then initialises without a document.
+//
+// And it compiles ebiten's three built-in shaders at build time
+// (GenerateIR): internal/atlas's init compiled them from their Kage
+// sources at every start, about a second of the page's main thread in the
+// browser here, and now decodes programs the copy's own compiler wrote and
+// checked (wasm/README.md, "Start-up on the page's main thread").
 //
 // go build's -overlay cannot replace files in the module cache, so Prepare
 // copies ebiten's module into a build folder, writes our files over the
