@@ -38,8 +38,12 @@ type Edit struct {
 // whose threads the worker's first job needs for the numerics (README.md,
 // Performance: the worker was warm only by its fifth to seventh job, and
 // is by its third or fourth without it). Where there is no document the
-// init returns before compiling; the shaders stay nil, and nothing in a
-// worker draws. The same holds, on a smaller scale, for internal/ui's two
+// init returns at once; the shaders stay nil, and nothing in a worker
+// draws. Where there is one, the init no longer compiles them either: the
+// same two edits of shader.go swap its imports and its compilation for
+// headlabir's programs, compiled at build time (GenerateIR). Those edits
+// are about the canvas, not the worker; they sit here because they change
+// the same init. The same holds, on a smaller scale, for internal/ui's two
 // keyboard tables: their 174 entries, each a call at init, make the
 // package's init function large enough for the browser to compile it too
 // (65 kB of code, about 0.8 s on this machine's compile threads); without
