@@ -21,9 +21,11 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/internal/shaderir"
 )
 
-// Encode returns p in the form Decode reads. It fails on what the form
-// does not hold: a constant other than an int64 or a rational, or a
-// program whose unexported cache is already filled.
+// Encode returns p in the form Decode reads. It fails on a constant the
+// form does not hold (other than an int64 or a rational). The form holds
+// no unexported field (Program's uniform cache, which a new program leaves
+// nil), nor any field a later ebiten may add: gen's check that the decoded
+// program is reflect.DeepEqual to the compiler's tells either apart.
 func Encode(p *shaderir.Program) ([]byte, error) {
 	e := &encoder{}
 	e.strings(p.UniformNames)
