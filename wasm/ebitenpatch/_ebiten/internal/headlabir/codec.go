@@ -28,23 +28,18 @@ import (
 // program is reflect.DeepEqual to the compiler's tells either apart.
 func Encode(p *shaderir.Program) ([]byte, error) {
 	e := &encoder{}
-	e.strings(p.UniformNames)
-	e.types(p.Uniforms)
+	putSlice(e, p.UniformNames, e.str)
+	putSlice(e, p.Uniforms, e.typ)
 	e.int(int64(p.TextureCount))
-	e.types(p.Attributes)
-	e.types(p.Varyings)
-	if p.Funcs == nil {
-		e.uint(0)
-	} else {
-		e.uint(uint64(len(p.Funcs)) + 1)
-		for _, f := range p.Funcs {
-			e.int(int64(f.Index))
-			e.types(f.InParams)
-			e.types(f.OutParams)
-			e.typ(f.Return)
-			e.block(f.Block)
-		}
-	}
+	putSlice(e, p.Attributes, e.typ)
+	putSlice(e, p.Varyings, e.typ)
+	putSlice(e, p.Funcs, func(f shaderir.Func) {
+		e.int(int64(f.Index))
+		putSlice(e, f.InParams, e.typ)
+		putSlice(e, f.OutParams, e.typ)
+		e.typ(f.Return)
+		e.block(f.Block)
+	})
 	e.block(p.VertexFunc.Block)
 	e.block(p.FragmentFunc.Block)
 	e.buf = append(e.buf, p.SourceID[:]...)
@@ -65,22 +60,20 @@ func Decode(b []byte) (p *shaderir.Program, err error) {
 		}
 	}()
 	p = &shaderir.Program{}
-	p.UniformNames = d.strings()
-	p.Uniforms = d.types()
+	p.UniformNames = getSlice(d, d.str)
+	p.Uniforms = getSlice(d, d.typ)
 	p.TextureCount = int(d.int())
-	p.Attributes = d.types()
-	p.Varyings = d.types()
-	if n := d.uint(); n > 0 {
-		p.Funcs = make([]shaderir.Func, d.count(n-1))
-		for i := range p.Funcs {
-			f := &p.Funcs[i]
-			f.Index = int(d.int())
-			f.InParams = d.types()
-			f.OutParams = d.types()
-			f.Return = d.typ()
-			f.Block = d.block()
+	p.Attributes = getSlice(d, d.typ)
+	p.Varyings = getSlice(d, d.typ)
+	p.Funcs = getSlice(d, func() shaderir.Func {
+		return shaderir.Func{
+			Index:     int(d.int()),
+			InParams:  getSlice(d, d.typ),
+			OutParams: getSlice(d, d.typ),
+			Return:    d.typ(),
+			Block:     d.block(),
 		}
-	}
+	})
 	p.VertexFunc.Block = d.block()
 	p.FragmentFunc.Block = d.block()
 	copy(p.SourceID[:], d.take(len(p.SourceID)))
@@ -93,51 +86,41 @@ func Decode(b []byte) (p *shaderir.Program, err error) {
 
 // The form: integers as (zig-zag) varints; a slice as 0 when nil, else its
 // length plus one, then its elements; a pointer to a block as 0 (nil) or
-// 1 and the block; a string or byte slice as a slice of bytes.
+// 1 and the block; a string as a slice of bytes. Fields go in the order of
+// their declaration. Go evaluates a composite literal's elements in order,
+// so the decoder may read fields inside one.
 
 type encoder struct {
 	buf []byte
 	err error
 }
 
-func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
-func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
-
-func (e *encoder) bytes(b []byte) {
-	if b == nil {
-		e.uint(0)
-		return
-	}
-	e.uint(uint64(len(b)) + 1)
-	e.buf = append(e.buf, b...)
-}
-
-func (e *encoder) strings(s []string) {
+// putSlice writes s: 0 if nil, else its length plus one and each element
+// by put.
+func putSlice[T any](e *encoder, s []T, put func(T)) {
 	if s == nil {
 		e.uint(0)
 		return
 	}
 	e.uint(uint64(len(s)) + 1)
 	for _, x := range s {
-		e.bytes([]byte(x))
+		put(x)
 	}
 }
+
+func (e *encoder) uint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v) }
+func (e *encoder) int(v int64)   { e.buf = binary.AppendVarint(e.buf, v) }
+
+func (e *encoder) bytes(b []byte) {
+	putSlice(e, b, func(c byte) { e.buf = append(e.buf, c) })
+}
+
+func (e *encoder) str(s string) { e.bytes([]byte(s)) }
 
 func (e *encoder) typ(t shaderir.Type) {
 	e.int(int64(t.Main))
-	e.types(t.Sub)
+	putSlice(e, t.Sub, e.typ)
 	e.int(int64(t.Length))
-}
-
-func (e *encoder) types(ts []shaderir.Type) {
-	if ts == nil {
-		e.uint(0)
-		return
-	}
-	e.uint(uint64(len(ts)) + 1)
-	for _, t := range ts {
-		e.typ(t)
-	}
 }
 
 func (e *encoder) block(b *shaderir.Block) {
@@ -146,24 +129,12 @@ func (e *encoder) block(b *shaderir.Block) {
 		return
 	}
 	e.uint(1)
-	e.types(b.LocalVars)
+	putSlice(e, b.LocalVars, e.typ)
 	e.int(int64(b.LocalVarIndexOffset))
-	if b.Stmts == nil {
-		e.uint(0)
-		return
-	}
-	e.uint(uint64(len(b.Stmts)) + 1)
-	for _, s := range b.Stmts {
+	putSlice(e, b.Stmts, func(s shaderir.Stmt) {
 		e.int(int64(s.Type))
-		e.exprs(s.Exprs)
-		if s.Blocks == nil {
-			e.uint(0)
-		} else {
-			e.uint(uint64(len(s.Blocks)) + 1)
-			for _, b := range s.Blocks {
-				e.block(b)
-			}
-		}
+		putSlice(e, s.Exprs, e.expr)
+		putSlice(e, s.Blocks, e.block)
 		e.typ(s.ForVarType)
 		e.int(int64(s.ForVarIndex))
 		e.constant(s.ForInit)
@@ -171,24 +142,17 @@ func (e *encoder) block(b *shaderir.Block) {
 		e.int(int64(s.ForOp))
 		e.constant(s.ForDelta)
 		e.int(int64(s.InitIndex))
-	}
+	})
 }
 
-func (e *encoder) exprs(xs []shaderir.Expr) {
-	if xs == nil {
-		e.uint(0)
-		return
-	}
-	e.uint(uint64(len(xs)) + 1)
-	for _, x := range xs {
-		e.int(int64(x.Type))
-		e.exprs(x.Exprs)
-		e.constant(x.Const)
-		e.bytes([]byte(x.BuiltinFunc))
-		e.bytes([]byte(x.Swizzling))
-		e.int(int64(x.Index))
-		e.int(int64(x.Op))
-	}
+func (e *encoder) expr(x shaderir.Expr) {
+	e.int(int64(x.Type))
+	putSlice(e, x.Exprs, e.expr)
+	e.constant(x.Const)
+	e.str(string(x.BuiltinFunc))
+	e.str(x.Swizzling)
+	e.int(int64(x.Index))
+	e.int(int64(x.Op))
 }
 
 // Constants: 0 none, 1 an int64, 2 a rational (numerator, denominator).
@@ -211,8 +175,8 @@ func (e *encoder) constant(v constant.Value) {
 			return
 		}
 		e.uint(2)
-		e.bytes([]byte(r.Num().String()))
-		e.bytes([]byte(r.Denom().String()))
+		e.str(r.Num().String())
+		e.str(r.Denom().String())
 	default:
 		e.fail(fmt.Errorf("headlabir: a %s constant, which the form does not hold: %s", v.Kind(), v))
 	}
@@ -230,6 +194,24 @@ type decoder struct{ buf []byte }
 
 func (d *decoder) fail(format string, args ...any) {
 	panic(decodeError{fmt.Errorf("headlabir: "+format, args...)})
+}
+
+// getSlice reads what putSlice wrote, each element by get. No element
+// takes less than a byte, so a length beyond the bytes left is refused
+// before anything is made.
+func getSlice[T any](d *decoder, get func() T) []T {
+	n := d.uint()
+	if n == 0 {
+		return nil
+	}
+	if n-1 > uint64(len(d.buf)) {
+		d.fail("a length of %d with %d bytes left", n-1, len(d.buf))
+	}
+	s := make([]T, n-1)
+	for i := range s {
+		s[i] = get()
+	}
+	return s
 }
 
 func (d *decoder) uint() uint64 {
@@ -250,15 +232,6 @@ func (d *decoder) int() int64 {
 	return v
 }
 
-// count checks a length against what is left: no element takes less than
-// a byte.
-func (d *decoder) count(n uint64) int {
-	if n > uint64(len(d.buf)) {
-		d.fail("a length of %d with %d bytes left", n, len(d.buf))
-	}
-	return int(n)
-}
-
 func (d *decoder) take(n int) []byte {
 	if n > len(d.buf) {
 		d.fail("%d bytes wanted, %d left", n, len(d.buf))
@@ -268,46 +241,18 @@ func (d *decoder) take(n int) []byte {
 	return b
 }
 
-func (d *decoder) bytes() []byte {
-	n := d.uint()
-	if n == 0 {
-		return nil
-	}
-	return append([]byte{}, d.take(d.count(n-1))...)
-}
+func (d *decoder) byte() byte { return d.take(1)[0] }
+
+func (d *decoder) bytes() []byte { return getSlice(d, d.byte) }
 
 func (d *decoder) str() string { return string(d.bytes()) }
 
-func (d *decoder) strings() []string {
-	n := d.uint()
-	if n == 0 {
-		return nil
-	}
-	s := make([]string, d.count(n-1))
-	for i := range s {
-		s[i] = d.str()
-	}
-	return s
-}
-
 func (d *decoder) typ() shaderir.Type {
-	var t shaderir.Type
-	t.Main = shaderir.BasicType(d.int())
-	t.Sub = d.types()
-	t.Length = int(d.int())
-	return t
-}
-
-func (d *decoder) types() []shaderir.Type {
-	n := d.uint()
-	if n == 0 {
-		return nil
+	return shaderir.Type{
+		Main:   shaderir.BasicType(d.int()),
+		Sub:    getSlice(d, d.typ),
+		Length: int(d.int()),
 	}
-	ts := make([]shaderir.Type, d.count(n-1))
-	for i := range ts {
-		ts[i] = d.typ()
-	}
-	return ts
 }
 
 func (d *decoder) block() *shaderir.Block {
@@ -318,52 +263,36 @@ func (d *decoder) block() *shaderir.Block {
 	default:
 		d.fail("a bad block marker")
 	}
-	b := &shaderir.Block{}
-	b.LocalVars = d.types()
-	b.LocalVarIndexOffset = int(d.int())
-	n := d.uint()
-	if n == 0 {
-		return b
-	}
-	b.Stmts = make([]shaderir.Stmt, d.count(n-1))
-	for i := range b.Stmts {
-		s := &b.Stmts[i]
-		s.Type = shaderir.StmtType(d.int())
-		s.Exprs = d.exprs()
-		if m := d.uint(); m > 0 {
-			s.Blocks = make([]*shaderir.Block, d.count(m-1))
-			for j := range s.Blocks {
-				s.Blocks[j] = d.block()
+	return &shaderir.Block{
+		LocalVars:           getSlice(d, d.typ),
+		LocalVarIndexOffset: int(d.int()),
+		Stmts: getSlice(d, func() shaderir.Stmt {
+			return shaderir.Stmt{
+				Type:        shaderir.StmtType(d.int()),
+				Exprs:       getSlice(d, d.expr),
+				Blocks:      getSlice(d, d.block),
+				ForVarType:  d.typ(),
+				ForVarIndex: int(d.int()),
+				ForInit:     d.constant(),
+				ForEnd:      d.constant(),
+				ForOp:       shaderir.Op(d.int()),
+				ForDelta:    d.constant(),
+				InitIndex:   int(d.int()),
 			}
-		}
-		s.ForVarType = d.typ()
-		s.ForVarIndex = int(d.int())
-		s.ForInit = d.constant()
-		s.ForEnd = d.constant()
-		s.ForOp = shaderir.Op(d.int())
-		s.ForDelta = d.constant()
-		s.InitIndex = int(d.int())
+		}),
 	}
-	return b
 }
 
-func (d *decoder) exprs() []shaderir.Expr {
-	n := d.uint()
-	if n == 0 {
-		return nil
+func (d *decoder) expr() shaderir.Expr {
+	return shaderir.Expr{
+		Type:        shaderir.ExprType(d.int()),
+		Exprs:       getSlice(d, d.expr),
+		Const:       d.constant(),
+		BuiltinFunc: shaderir.BuiltinFunc(d.str()),
+		Swizzling:   d.str(),
+		Index:       int(d.int()),
+		Op:          shaderir.Op(d.int()),
 	}
-	xs := make([]shaderir.Expr, d.count(n-1))
-	for i := range xs {
-		x := &xs[i]
-		x.Type = shaderir.ExprType(d.int())
-		x.Exprs = d.exprs()
-		x.Const = d.constant()
-		x.BuiltinFunc = shaderir.BuiltinFunc(d.str())
-		x.Swizzling = d.str()
-		x.Index = int(d.int())
-		x.Op = shaderir.Op(d.int())
-	}
-	return xs
 }
 
 func (d *decoder) constant() constant.Value {
