@@ -144,22 +144,15 @@ func WorkerEdits() []Edit {
 	})
 )
 
-// ifDocument returns f() where there is a document, and undefined where
-// there is none (a Web Worker, which runs this package's program without
-// ever running ebiten). Added by headlab (wasm/ebitenpatch).
-func ifDocument(f func() js.Value) js.Value {
+// ifDocument returns f() where there is a document, and T's zero value
+// where there is none (a Web Worker, which runs this package's program
+// without ever running ebiten): undefined for a js.Value, nil for the
+// keyboard's tables, whose 174 strings made one by one at init are of no
+// use in a worker. Added by headlab (wasm/ebitenpatch).
+func ifDocument[T any](f func() T) T {
 	if !document.Truthy() {
-		return js.Undefined()
-	}
-	return f()
-}
-
-// ifDocumentKeys returns f() where there is a document, and nil where
-// there is none: the keyboard's tables, 174 strings made one by one at
-// init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
-func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
-	if !document.Truthy() {
-		return nil
+		var zero T
+		return zero
 	}
 	return f()
 }
@@ -168,7 +161,7 @@ func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
 		{
 			File: "internal/ui/keys_js.go",
 			Old:  "var uiKeyToJSCode = map[Key]js.Value{\n",
-			New:  "var uiKeyToJSCode = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{\n",
+			New:  "var uiKeyToJSCode = ifDocument(func() map[Key]js.Value { return map[Key]js.Value{\n",
 		},
 		{
 			File: "internal/ui/keys_js.go",
@@ -178,7 +171,7 @@ func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
 		{
 			File: "internal/ui/input_js.go",
 			Old:  "var uiKeyToJSKey = map[Key]js.Value{\n",
-			New:  "var uiKeyToJSKey = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{\n",
+			New:  "var uiKeyToJSKey = ifDocument(func() map[Key]js.Value { return map[Key]js.Value{\n",
 		},
 		{
 			File: "internal/ui/input_js.go",

@@ -369,7 +369,7 @@ func (u *UserInterface) updateInputStateForFrame(deviceScaleFactor float64) erro
 // Note that js.Value cannot be a map key.
 //
 // Reference: https://developer.mozilla.org/en-US/docs/Web/API/UI_Events/Keyboard_event_key_values
-var uiKeyToJSKey = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{
+var uiKeyToJSKey = ifDocument(func() map[Key]js.Value { return map[Key]js.Value{
 	KeyCapsLock:       js.ValueOf("CapsLock"),
 	KeyNumLock:        js.ValueOf("NumLock"),
 	KeyScrollLock:     js.ValueOf("ScrollLock"),

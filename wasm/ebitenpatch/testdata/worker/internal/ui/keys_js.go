@@ -20,7 +20,7 @@ import (
 	"syscall/js"
 )
 
-var uiKeyToJSCode = ifDocumentKeys(func() map[Key]js.Value { return map[Key]js.Value{
+var uiKeyToJSCode = ifDocument(func() map[Key]js.Value { return map[Key]js.Value{
 	KeyA:              js.ValueOf("KeyA"),
 	KeyAltLeft:        js.ValueOf("AltLeft"),
 	KeyAltRight:       js.ValueOf("AltRight"),

@@ -138,22 +138,15 @@ var (
 	})
 )
 
-// ifDocument returns f() where there is a document, and undefined where
-// there is none (a Web Worker, which runs this package's program without
-// ever running ebiten). Added by headlab (wasm/ebitenpatch).
-func ifDocument(f func() js.Value) js.Value {
+// ifDocument returns f() where there is a document, and T's zero value
+// where there is none (a Web Worker, which runs this package's program
+// without ever running ebiten): undefined for a js.Value, nil for the
+// keyboard's tables, whose 174 strings made one by one at init are of no
+// use in a worker. Added by headlab (wasm/ebitenpatch).
+func ifDocument[T any](f func() T) T {
 	if !document.Truthy() {
-		return js.Undefined()
-	}
-	return f()
-}
-
-// ifDocumentKeys returns f() where there is a document, and nil where
-// there is none: the keyboard's tables, 174 strings made one by one at
-// init, are of no use in a worker. Added by headlab (wasm/ebitenpatch).
-func ifDocumentKeys(f func() map[Key]js.Value) map[Key]js.Value {
-	if !document.Truthy() {
-		return nil
+		var zero T
+		return zero
 	}
 	return f()
 }
