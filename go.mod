@@ -14,6 +14,7 @@ require (
 )
 
 require (
+	codeberg.org/go-fonts/latin-modern v0.4.0 // indirect
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect

@@ -217,7 +217,7 @@ func MassBySize(in Mass, st Style) (Figure, error) {
 		top = math.Max(top, m)
 		f.data().add(s, m, new(big.Int).Binomial(int64(d), int64(s)).String(), mean)
 	}
-	b := &bars{XYs: xys, Width: 0.7, Fill: Palette[0], Line: draw.LineStyle{Color: black, Width: vg.Points(0.25)}}
+	b := &bars{XYs: xys, Width: 0.7, Fill: Palette[0], Line: draw.LineStyle{Color: black, Width: vg.Points(edgeWidth)}}
 	p.Add(b)
 	v := &vline{X: mean, Line: draw.LineStyle{Color: Palette[5], Width: vg.Points(dataWidth), Dashes: dashes[1]}}
 	p.Add(v)

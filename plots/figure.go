@@ -9,6 +9,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -16,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+	"gonum.org/v1/plot/vg/vgtex"
 
 	"headlab/plots/internal/pdfcanvas"
 )
@@ -23,51 +26,132 @@ import (
 // Format is a figure file format.
 type Format string
 
-// The formats Render writes.
+// The formats Render writes, and CSV, the data behind a figure (WriteCSV).
 const (
 	SVG Format = "svg"
 	PDF Format = "pdf"
 	PNG Format = "png"
+	// TeX is PGF code (gonum's vgtex) for \input in a LaTeX document
+	// that loads pgf: the labels are set by the paper's LaTeX in its fonts.
+	TeX Format = "tex"
+	CSV Format = "csv"
 )
 
-// Size is a width preset.
+// Formats lists the formats, in the order the page offers them.
+var Formats = []Format{SVG, PDF, PNG, TeX, CSV}
+
+// MIME returns the format's media type.
+func (f Format) MIME() string {
+	switch f {
+	case SVG:
+		return "image/svg+xml"
+	case PDF:
+		return "application/pdf"
+	case PNG:
+		return "image/png"
+	case TeX:
+		return "application/x-tex"
+	case CSV:
+		return "text/csv"
+	}
+	return "application/octet-stream"
+}
+
+// Size is a width preset (see Presets) or a width in inches such as
+// "4.5in".
 type Size string
 
-// The width presets: one column of a two-column paper (3.25 in) and the
-// full text width (6.75 in).
+// The historical presets, one column (3.25 in) and the full text width
+// (6.75 in) of a two-column paper; the names links and scripts already use.
 const (
 	OneColumn Size = "one"
 	TwoColumn Size = "two"
 )
 
-// Width returns the preset's width; 0 for an unknown preset.
+// Preset is a named figure width.
+type Preset struct {
+	Name  Size
+	Doc   string
+	Width float64 // inches
+}
+
+// Presets returns the width presets: a column and the text width of the
+// venues people submit to, measured from their LaTeX classes
+// (\columnwidth and \textwidth); for single-column venues a half width for
+// two figures side by side.
+func Presets() []Preset {
+	return []Preset{
+		{OneColumn, "one column, 3.25 in", 3.25},
+		{TwoColumn, "two columns, 6.75 in", 6.75},
+		{"acm", "ACM acmart, column: 3.33 in", 3.333},
+		{"acm-wide", "ACM acmart, text width: 7.0 in", 7.005},
+		{"ieee", "IEEEtran, column: 3.5 in", 3.5},
+		{"ieee-wide", "IEEEtran, text width: 7.16 in", 7.16},
+		{"icml", "ICML, column: 3.25 in", 3.25},
+		{"icml-wide", "ICML, text width: 6.75 in", 6.75},
+		{"neurips", "NeurIPS and ICLR, text width: 5.5 in", 5.5},
+		{"neurips-half", "NeurIPS and ICLR, half width: 2.7 in", 2.7},
+		{"lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)", 4.803},
+		{"lncs-half", "Springer LNCS, half width: 2.35 in", 2.35},
+	}
+}
+
+// Limits of a width in inches.
+const (
+	MinWidth = 1.5
+	MaxWidth = 10
+)
+
+// Width returns the width of the preset or of "N in"; 0 for an unknown
+// preset or a width outside MinWidth…MaxWidth inches.
 func (s Size) Width() vg.Length {
-	switch s {
-	case OneColumn:
-		return 3.25 * vg.Inch
-	case TwoColumn:
-		return 6.75 * vg.Inch
+	for _, p := range Presets() {
+		if p.Name == s {
+			return vg.Length(p.Width) * vg.Inch
+		}
+	}
+	if v, ok := strings.CutSuffix(string(s), "in"); ok {
+		w, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err == nil && w >= MinWidth && w <= MaxWidth {
+			return vg.Length(w) * vg.Inch
+		}
 	}
 	return 0
 }
 
-// Options are a figure's file options: not part of the link, arguments of
-// ForLink and Render.
+// Typeface is a figure's typeface.
+type Typeface string
+
+// The typefaces: Liberation Serif (metric-compatible with Times, as the
+// NeurIPS, ICML and ICLR styles set) and Latin Modern (LaTeX's Computer
+// Modern, as arXiv preprints, theory venues and theses mostly are).
+const (
+	Serif       Typeface = "serif"
+	LatinModern Typeface = "lm"
+)
+
+// Options are a figure's file options: not part of the link (but Font,
+// whose default the link's font key gives), arguments of ForLink and
+// Render.
 type Options struct {
-	// Format is svg, pdf or png (default svg).
+	// Format is svg, pdf, png or tex (default svg); csv for WriteCSV.
 	Format Format
 	// DPI is the resolution of a PNG in dots per inch (default 300; the page
-	// offers 150, 300 and 600). 50…1200. Ignored for SVG and PDF.
+	// offers 150, 300 and 600). 50…1200. Ignored for the other formats.
 	DPI int
-	// Size is the width preset (default one column).
+	// Size is the width preset or a width in inches (default one column,
+	// 3.25 in).
 	Size Size
 	// FontSize is the base text size in points (default 8). 5…14.
 	FontSize float64
+	// Font is the typeface (default serif).
+	Font Typeface
 }
 
-// DefaultOptions returns SVG, one column, 8 pt text, 300 dpi for PNG.
+// DefaultOptions returns SVG, one column, 8 pt Liberation Serif, 300 dpi
+// for PNG.
 func DefaultOptions() Options {
-	return Options{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 8}
+	return Options{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 8, Font: Serif}
 }
 
 // Limits of Options.DPI.
@@ -78,13 +162,15 @@ const (
 
 // Validate reports whether the options are usable, naming the bad one.
 func (o Options) Validate() error {
-	switch o.Format {
-	case SVG, PDF, PNG:
-	default:
-		return fmt.Errorf("plots: format %q is not svg, pdf or png", o.Format)
+	if !slices.Contains(Formats, o.Format) {
+		return fmt.Errorf("plots: format %q is not svg, pdf, png, tex or csv", o.Format)
 	}
 	if o.Size.Width() == 0 {
-		return fmt.Errorf("plots: size %q is not one or two (columns)", o.Size)
+		var names []string
+		for _, p := range Presets() {
+			names = append(names, string(p.Name))
+		}
+		return fmt.Errorf("plots: size %q is not a preset (%s) nor a width of %g–%g in such as 4.5in", o.Size, strings.Join(names, ", "), float64(MinWidth), float64(MaxWidth))
 	}
 	if o.Format == PNG && (o.DPI < MinDPI || o.DPI > MaxDPI) {
 		return fmt.Errorf("plots: %d dpi outside %d…%d", o.DPI, MinDPI, MaxDPI)
@@ -93,9 +179,18 @@ func (o Options) Validate() error {
 }
 
 func (o Options) style() Style {
-	st := Style{FontSize: o.FontSize, Columns: 1}
-	if o.Size == TwoColumn {
+	st := Style{FontSize: o.FontSize, Columns: 1, Font: o.Font}
+	if st.Font == "" {
+		st.Font = Serif
+	}
+	if o.Size.Width() >= 5*vg.Inch {
 		st.Columns = 2
+	}
+	if o.Format == TeX {
+		// The paper's LaTeX sets the labels: lay them out with Latin
+		// Modern's widths, close to Computer Modern's, which are wider than
+		// Times's, so that a paper in either has room.
+		st.Font = LatinModern
 	}
 	return st
 }
@@ -225,7 +320,8 @@ func (f Figure) Size(size Size) (w, h vg.Length) {
 
 // Render writes the figure in the options' format and width. The share link
 // goes into the file: an SVG <metadata> element, the PDF's Subject and
-// Keywords, a PNG tEXt chunk (with a pHYs chunk giving the DPI).
+// Keywords, a PNG iTXt chunk (with a pHYs chunk giving the DPI), a comment
+// at the top of the TeX.
 func Render(f Figure, o Options) ([]byte, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -243,8 +339,11 @@ func Render(f Figure, o Options) ([]byte, error) {
 	var err error
 	switch o.Format {
 	case SVG:
-		c := vgsvg.New(w, h)
+		c := &outlineSVG{Canvas: vgsvg.New(w, h)}
 		if err = drawFigure(c, f); err == nil {
+			err = c.err
+		}
+		if err == nil {
 			_, err = c.WriteTo(&buf)
 		}
 		if err == nil {
@@ -252,10 +351,18 @@ func Render(f Figure, o Options) ([]byte, error) {
 		}
 	case PDF:
 		c := pdfcanvas.New(w, h)
-		c.SetInfo(pdfcanvas.Info{Title: f.Title, Subject: "headlab figure " + f.Link, Keywords: "headlab " + f.Link, Creator: "headlab plots"})
+		c.SetInfo(pdfcanvas.Info{Title: Plain(f.Title), Subject: "headlab figure " + f.Link, Keywords: "headlab " + f.Link, Creator: "headlab plots"})
 		if err = drawFigure(c, f); err == nil {
 			_, err = c.WriteTo(&buf)
 		}
+	case TeX:
+		c := &texCanvas{Canvas: vgtex.New(w, h)}
+		buf.Write(texHeader(f))
+		if err = drawFigure(c, f); err == nil {
+			_, err = c.WriteTo(&buf)
+		}
+	case CSV:
+		return nil, fmt.Errorf("plots: CSV is the figure's data: see WriteCSV")
 	case PNG:
 		c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(o.DPI), vgimg.UseBackgroundColor(color.White))
 		if err = drawFigure(c, f); err == nil {
@@ -323,7 +430,7 @@ func svgMeta(b []byte, f Figure) ([]byte, error) {
 	i += len(tag)
 	var m strings.Builder
 	m.WriteString("<title>")
-	xml.EscapeText(&m, []byte(f.Title))
+	xml.EscapeText(&m, []byte(Plain(f.Title)))
 	m.WriteString("</title>\n<desc>")
 	xml.EscapeText(&m, []byte("headlab figure; regenerate with: go run ./plots/cmd/figures -link '"+f.Link+"'"))
 	m.WriteString("</desc>\n<metadata><headlab:link xmlns:headlab=\"https://headlab.invalid/ns\">")
@@ -335,8 +442,8 @@ func svgMeta(b []byte, f Figure) ([]byte, error) {
 	return append(out, b[i:]...), nil
 }
 
-// pngMeta inserts pHYs (the resolution) and tEXt (title, link) chunks after
-// a PNG's IHDR chunk.
+// pngMeta inserts pHYs (the resolution) and iTXt (title, link: UTF-8, so
+// ε and subscripts survive) chunks after a PNG's IHDR chunk.
 func pngMeta(b []byte, f Figure, dpi int) ([]byte, error) {
 	const ihdrEnd = 8 + 4 + 4 + 13 + 4
 	if len(b) < ihdrEnd || string(b[12:16]) != "IHDR" {
@@ -350,10 +457,10 @@ func pngMeta(b []byte, f Figure, dpi int) ([]byte, error) {
 	binary.BigEndian.PutUint32(phys[4:], ppm)
 	phys[8] = 1 // metre
 	writeChunk(&out, "pHYs", phys)
-	writeChunk(&out, "tEXt", append([]byte("Title\x00"), latin1(f.Title)...))
+	writeChunk(&out, "iTXt", itxt("Title", Plain(f.Title)))
 	writeChunk(&out, "tEXt", []byte("Software\x00headlab plots"))
 	if f.Link != "" {
-		writeChunk(&out, "tEXt", append([]byte("Source\x00"), latin1(f.Link)...))
+		writeChunk(&out, "iTXt", itxt("Source", f.Link))
 	}
 	out.Write(b[ihdrEnd:])
 	return out.Bytes(), nil
@@ -373,15 +480,9 @@ func writeChunk(w io.Writer, typ string, data []byte) {
 	w.Write(sum[:])
 }
 
-// latin1 encodes s in Latin-1 for a tEXt chunk, writing '?' for what it
-// cannot hold (characters beyond U+00FF, control characters).
-func latin1(s string) []byte {
-	out := make([]byte, 0, len(s))
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r > 0xff {
-			r = '?'
-		}
-		out = append(out, byte(r))
-	}
-	return out
+// itxt is the data of an uncompressed iTXt chunk: keyword, NUL, no
+// compression (0, 0), no language tag, no translated keyword, UTF-8 text.
+func itxt(key, value string) []byte {
+	b := append([]byte(key), 0, 0, 0, 0, 0)
+	return append(b, value...)
 }

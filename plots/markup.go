@@ -2,12 +2,14 @@ package plots
 
 import (
 	"math"
+	"regexp"
 	"strings"
 
 	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // markup is a text handler for figure labels with a tiny markup: ^{…} sets
@@ -88,7 +90,7 @@ func (m markup) face(fnt font.Font, r run) font.Face {
 	}
 	size := fnt.Size
 	if r.shift != 0 {
-		size = fnt.Size * scriptScale
+		size = max(fnt.Size*scriptScale, vg.Points(MinTextSize))
 	}
 	f.Size = size
 	return m.fonts.Lookup(f, size)
@@ -124,6 +126,10 @@ func (m markup) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 	if txt == "" {
 		return
 	}
+	if tc, ok := underlying(c).(*texCanvas); ok {
+		m.drawTeX(tc, txt, sty, pt)
+		return
+	}
 	ext := m.Extents(sty.Font)
 	c.SetColor(sty.Color)
 	if sty.Rotation != 0 {
@@ -149,5 +155,139 @@ func (m markup) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 	}
 	if sty.Rotation != 0 {
 		c.Pop()
+	}
+}
+
+// subscripted matches a one-letter name with a numeric index, such as M_11,
+// z_4 or u_1 in the names of rational functions ("RF(z_4, u_1+u_4)").
+var subscripted = regexp.MustCompile(`\b([A-Za-z])_([0-9]+)\b`)
+
+// labelName writes the names of a rational function (M_21, RF(z_4,
+// u_1+u_4)) in the label markup: italic letters with subscript indices.
+func labelName(name string) string {
+	return subscripted.ReplaceAllString(name, "*$1*_{$2}")
+}
+
+// Plain returns a label in the markup as plain Unicode text, for metadata
+// (an SVG's <title>, a PDF's Title, a PNG's iTXt chunks): italics dropped,
+// scripts as Unicode super- and subscript characters where every character
+// of the script has one (W_{10} → W₁₀, 2^{d} → 2ᵈ), else as _(…) or ^(…).
+func Plain(label string) string {
+	var b strings.Builder
+	for _, r := range parse(label) {
+		switch r.shift {
+		case 0:
+			b.WriteString(r.s)
+		case 1:
+			b.WriteString(scriptChars(r.s, superscripts, "^"))
+		case -1:
+			b.WriteString(scriptChars(r.s, subscripts, "_"))
+		}
+	}
+	return b.String()
+}
+
+func scriptChars(s string, table map[rune]rune, mark string) string {
+	var b strings.Builder
+	for _, r := range s {
+		c, ok := table[r]
+		if !ok {
+			if len([]rune(s)) == 1 {
+				return mark + s
+			}
+			return mark + "(" + s + ")"
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+var (
+	superscripts = map[rune]rune{'0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹',
+		'+': '⁺', '−': '⁻', '-': '⁻', '(': '⁽', ')': '⁾', 'd': 'ᵈ', 'H': 'ᴴ', 'n': 'ⁿ', 'i': 'ⁱ', 'm': 'ᵐ', 'k': 'ᵏ'}
+	subscripts = map[rune]rune{'0': '₀', '1': '₁', '2': '₂', '3': '₃', '4': '₄', '5': '₅', '6': '₆', '7': '₇', '8': '₈', '9': '₉',
+		'+': '₊', '−': '₋', '-': '₋', '(': '₍', ')': '₎', 'h': 'ₕ', 'i': 'ᵢ', 'j': 'ⱼ', 'k': 'ₖ', 'n': 'ₙ', 'm': 'ₘ'}
+)
+
+// TeXLabel returns a label in the markup as LaTeX source: italic runs and
+// scripts in math mode, Greek and the other symbols as their commands,
+// TeX's special characters escaped, so the paper's LaTeX sets the label in
+// its own fonts.
+func TeXLabel(label string) string {
+	var b strings.Builder
+	for _, r := range parse(label) {
+		math := r.italic || r.shift != 0
+		body := texChars(r.s, math)
+		if !r.italic && r.shift != 0 {
+			body = `\mathrm{` + body + `}`
+		}
+		switch {
+		case r.shift == 1:
+			b.WriteString(`\ensuremath{^{` + body + `}}`)
+		case r.shift == -1:
+			b.WriteString(`\ensuremath{_{` + body + `}}`)
+		case r.italic:
+			b.WriteString(`\ensuremath{` + body + `}`)
+		default:
+			b.WriteString(body)
+		}
+	}
+	return b.String()
+}
+
+// texChars escapes s for LaTeX, in math mode when math is set.
+func texChars(s string, math bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		if cmd, ok := texSymbols[r]; ok {
+			if math {
+				b.WriteString(cmd + " ")
+			} else {
+				b.WriteString(`\ensuremath{` + cmd + `}`)
+			}
+			continue
+		}
+		switch r {
+		case '#', '$', '%', '&', '_', '{', '}':
+			b.WriteString(`\` + string(r))
+		case '~':
+			b.WriteString(`\textasciitilde{}`)
+		case '^':
+			b.WriteString(`\textasciicircum{}`)
+		case '\\':
+			b.WriteString(`\textbackslash{}`)
+		case ' ':
+			if math {
+				b.WriteString(`\ `)
+			} else {
+				b.WriteByte(' ')
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// texSymbols are the non-ASCII characters the labels use, as LaTeX math.
+var texSymbols = map[rune]string{
+	'α': "\\alpha", 'β': "\\beta", 'γ': "\\gamma", 'δ': "\\delta", 'ε': "\\varepsilon", 'η': "\\eta",
+	'θ': "\\theta", 'λ': "\\lambda", 'μ': "\\mu", 'ρ': "\\rho", 'σ': "\\sigma", 'φ': "\\varphi",
+	'Λ': "\\Lambda", 'Σ': "\\Sigma", 'Δ': "\\Delta",
+	'−': "-", '·': "\\cdot", '×': "\\times", '≤': "\\le", '≥': "\\ge", '∞': "\\infty", '±': "\\pm",
+	'|': "|", '…': "\\ldots", '≈': "\\approx",
+}
+
+// underlying returns the canvas under gonum's draw.Canvas wrappers.
+func underlying(c vg.Canvas) vg.Canvas {
+	for {
+		switch dc := c.(type) {
+		case draw.Canvas:
+			c = dc.Canvas
+		case *draw.Canvas:
+			c = dc.Canvas
+		default:
+			return c
+		}
 	}
 }

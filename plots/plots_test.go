@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/recorder"
+
 	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 	"headlab/web/link"
@@ -74,8 +77,8 @@ func TestStandardSVG(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		texts, paths := parseSVG(t, name, b)
-		all := strings.Join(texts, "")
+		_, paths := parseSVG(t, name, b)
+		all := strings.Join(drawnTexts(t, f, DefaultOptions()), "")
 		for _, word := range []string{w.xlabel, w.ylab} {
 			if !strings.Contains(all, word) {
 				t.Errorf("%s: no text %q in the SVG", name, word)
@@ -116,6 +119,37 @@ func xmlEscape(s string) string {
 	xml.EscapeText(&b, []byte(s))
 	return b.String()
 }
+
+// drawnTexts returns the strings a figure draws (SVG draws them as
+// outlines), recorded by gonum's recorder canvas.
+func drawnTexts(t *testing.T, f Figure, o Options) []string {
+	t.Helper()
+	var out []string
+	for _, a := range record(t, f, o).Actions {
+		if fs, ok := a.(*recorder.FillString); ok {
+			out = append(out, fs.String)
+		}
+	}
+	return out
+}
+
+// record draws f on gonum's recorder canvas.
+func record(t *testing.T, f Figure, o Options) *recorder.Canvas {
+	t.Helper()
+	w, h := f.Size(o.Size)
+	c := &sizedRecorder{Canvas: &recorder.Canvas{}, w: w, h: h}
+	if err := drawFigure(c, f); err != nil {
+		t.Fatal(err)
+	}
+	return c.Canvas
+}
+
+type sizedRecorder struct {
+	*recorder.Canvas
+	w, h vg.Length
+}
+
+func (c *sizedRecorder) Size() (vg.Length, vg.Length) { return c.w, c.h }
 
 // parseSVG checks that b is well-formed XML and returns its texts and the
 // number of path elements; every number in a path's d is finite.
@@ -185,7 +219,7 @@ func TestPNGSizeAndDPI(t *testing.T) {
 	}
 }
 
-// pngChunks returns the pHYs resolution and the tEXt Source of a PNG.
+// pngChunks returns the pHYs resolution and the iTXt Source of a PNG.
 func pngChunks(t *testing.T, b []byte) (ppm uint32, source string) {
 	for i := 8; i+8 <= len(b); {
 		n := int(binary.BigEndian.Uint32(b[i:]))
@@ -194,9 +228,9 @@ func pngChunks(t *testing.T, b []byte) (ppm uint32, source string) {
 		switch typ {
 		case "pHYs":
 			ppm = binary.BigEndian.Uint32(data)
-		case "tEXt":
-			if k, v, _ := strings.Cut(string(data), "\x00"); k == "Source" {
-				source = v
+		case "iTXt": // keyword, NUL, compression flag and method, language, NUL, translated keyword, NUL, UTF-8 text
+			if k, v, _ := strings.Cut(string(data), "\x00"); k == "Source" && len(v) >= 4 && v[:4] == "\x00\x00\x00\x00" {
+				source = v[4:]
 			}
 		}
 		i += 12 + n
@@ -401,8 +435,8 @@ func TestCostPerQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts, _ := parseSVG(t, "atom-cost", b)
-	if all := strings.Join(texts, ""); !strings.Contains(all, "time per query") || !strings.Contains(all, "width") {
+	parseSVG(t, "atom-cost", b)
+	if all := strings.Join(drawnTexts(t, f, DefaultOptions()), ""); !strings.Contains(all, "time per query") || !strings.Contains(all, "width") {
 		t.Fatalf("axis labels missing from %q", all)
 	}
 	if len(f.Data[0].Rows) != 3 {

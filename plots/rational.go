@@ -179,11 +179,3 @@ func RationalFit(in RF, st Style) (Figure, error) {
 	p.Y.Tick.Marker = numTicks{}
 	return f, nil
 }
-
-// labelName writes an RF name such as M_21 with a subscript.
-func labelName(name string) string {
-	if len(name) > 2 && name[0] == 'M' && name[1] == '_' {
-		return "*M*_{" + name[2:] + "}"
-	}
-	return name
-}

@@ -6,8 +6,13 @@ import (
 	"math"
 	"strconv"
 
+	"codeberg.org/go-fonts/latin-modern/lmroman10italic"
+	"codeberg.org/go-fonts/latin-modern/lmroman10regular"
+	stdfont "golang.org/x/image/font"
+	"golang.org/x/image/font/opentype"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/font/liberation"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -25,19 +30,31 @@ type Style struct {
 	// (default 8, LaTeX's \footnotesize in a 10 pt paper; tick labels are
 	// one point smaller). 5…14.
 	FontSize float64
-	// Columns is 1 for a one-column figure (3.25 in wide) and 2 for a
-	// two-column one (6.75 in); builders that draw several panels lay them
-	// out accordingly.
+	// Columns is 1 for a figure narrower than 5 in (a column) and 2 for a
+	// wider one (the text width); builders that draw several panels lay
+	// them out accordingly.
 	Columns int
+	// Font is the typeface (default Liberation Serif).
+	Font Typeface
 }
 
-// DefaultStyle returns the paper-ready default: 8 pt text, one column.
-func DefaultStyle() Style { return Style{FontSize: 8, Columns: 1} }
+// DefaultStyle returns the paper-ready default: 8 pt Liberation Serif, one
+// column.
+func DefaultStyle() Style { return Style{FontSize: 8, Columns: 1, Font: Serif} }
 
 // Limits of Style.FontSize in points.
 const (
 	MinFontSize = 5
 	MaxFontSize = 14
+)
+
+// The smallest text and the thinnest line any figure draws, in points, at
+// any preset: the minimums journals state (5–6 pt, 0.5 pt). Tick labels,
+// legends and scripts are smaller than FontSize but never below
+// MinTextSize.
+const (
+	MinTextSize  = 5
+	MinLineWidth = 0.5
 )
 
 func (st Style) validate() error {
@@ -46,6 +63,9 @@ func (st Style) validate() error {
 	}
 	if st.Columns != 1 && st.Columns != 2 {
 		return fmt.Errorf("plots: %d columns; a figure spans 1 or 2", st.Columns)
+	}
+	if st.Font != "" && st.Font != Serif && st.Font != LatinModern {
+		return fmt.Errorf("plots: font %q is not serif (Liberation Serif) or lm (Latin Modern)", st.Font)
 	}
 	return nil
 }
@@ -77,11 +97,12 @@ var glyphs = [...]draw.GlyphDrawer{
 	draw.RingGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{},
 }
 
-// Line widths in points.
+// Line widths in points, none under MinLineWidth.
 const (
 	dataWidth  = 0.75
-	axisWidth  = 0.4
-	guideWidth = 0.4
+	axisWidth  = 0.5
+	guideWidth = 0.5
+	edgeWidth  = 0.5 // bar outlines
 )
 
 var (
@@ -91,15 +112,39 @@ var (
 )
 
 // handler is the text handler of every label.
-func handler() text.Handler { return markup{fonts: font.DefaultCache} }
+func handler() text.Handler { return markup{fonts: fontCache} }
 
-// serif returns Liberation Serif at size points.
-func serif(size float64) font.Font {
-	return font.Font{Typeface: "Liberation", Variant: "Serif", Size: vg.Points(size)}
+// fontCache holds the typefaces: gonum's Liberation fonts and Latin Modern
+// Roman (regular and italic, the faces the labels use).
+var fontCache = font.NewCache(append(liberation.Collection(), latinModern()...))
+
+func latinModern() font.Collection {
+	var coll font.Collection
+	for _, f := range []struct {
+		style stdfont.Style
+		ttf   []byte
+	}{{stdfont.StyleNormal, lmroman10regular.TTF}, {stdfont.StyleItalic, lmroman10italic.TTF}} {
+		face, err := opentype.Parse(f.ttf)
+		if err != nil {
+			panic(fmt.Sprintf("plots: Latin Modern does not parse: %v", err)) // embedded data: a build error
+		}
+		coll = append(coll, font.Face{Font: font.Font{Typeface: "LatinModern", Variant: "Serif", Style: f.style}, Face: face})
+	}
+	return coll
+}
+
+// font returns the style's typeface at size points, never below
+// MinTextSize.
+func (st Style) font(size float64) font.Font {
+	f := font.Font{Typeface: "Liberation", Variant: "Serif", Size: vg.Points(max(size, MinTextSize))}
+	if st.Font == LatinModern {
+		f.Typeface = "LatinModern"
+	}
+	return f
 }
 
 func (st Style) textStyle(size float64) text.Style {
-	return text.Style{Color: black, Font: serif(size), Handler: handler(), XAlign: draw.XLeft, YAlign: draw.YBottom}
+	return text.Style{Color: black, Font: st.font(size), Handler: handler(), XAlign: draw.XLeft, YAlign: draw.YBottom}
 }
 
 // newPlot returns an empty plot in the house style with the given axis

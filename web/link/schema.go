@@ -233,6 +233,8 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Noise }},
 		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: "auto", Allowed: []string{"auto", "light", "dark"},
 			at: func(s *State) any { return &s.Theme }},
+		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: "serif", Allowed: []string{"serif", "lm"},
+			at: func(s *State) any { return &s.Font }},
 		{Key: "hide", Kind: Names, Doc: "panels hidden from students: " + strings.Join(Panels, ", "), Allowed: Panels,
 			at: func(s *State) any { return &s.Hide }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",

@@ -51,6 +51,7 @@ type State struct {
 	Step    int      // recovery step
 	Noise   float64  // relative accuracy of the recovery oracle, 0…0.1
 	Theme   string   // auto, light or dark
+	Font    string   // the figures' typeface: serif (Liberation Serif) or lm (Latin Modern)
 	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
 	Present bool     // presentation mode
 	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
@@ -76,7 +77,7 @@ const maxNotices = 12
 // Default returns the state of a page opened without a link.
 func Default() State {
 	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3, Units: DefaultUnits,
-		Src: "random", View: "steps", Mode: "paper", Theme: "auto"}
+		Src: "random", View: "steps", Mode: "paper", Theme: "auto", Font: "serif"}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.Q = DefaultQuery(s)
 	return s

@@ -11,26 +11,37 @@
 // prints. Arcs are converted to cubic Béziers here, in the canvas's own
 // coordinates, so their direction and start point are exact.
 //
+// Subset fonts are named as ISO 32000-1 §9.6.4 asks, a six-letter tag and
+// the font's PostScript name ("ABCDEF+LiberationSerif"). A font fpdf cannot
+// embed (CFF outlines, as Latin Modern's) is drawn as the glyphs' outlines.
+// No transparency group is written unless something is transparent.
+//
 // Output is deterministic: the document dates are fixed (a figure is a
 // function of its link, not of the time it was drawn) and fpdf's catalogs
 // are sorted.
 package pdfcanvas
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
+	"hash/fnv"
 	"image"
 	"image/color"
 	"image/png"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"codeberg.org/go-pdf/fpdf"
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
+
+	"headlab/plots/internal/outline"
 )
 
 // DPI is the nominal resolution of PDF drawing: lengths are in points.
@@ -52,6 +63,17 @@ type Canvas struct {
 	fonts map[string]bool // fpdf family names registered
 	err   error
 	imgs  int
+	alpha float64 // the alpha last set, 1 at first
+
+	// subsets holds, for each registered font, its PostScript name and the
+	// runes drawn, for the subset's tag (see WriteTo).
+	subsets map[string]*subset
+	outlines sfnt.Buffer
+}
+
+type subset struct {
+	psName string
+	runes  map[rune]bool
 }
 
 type context struct {
@@ -69,7 +91,7 @@ func New(w, h vg.Length) *Canvas {
 	doc.SetMargins(0, 0, 0)
 	doc.SetAutoPageBreak(false, 0)
 	doc.AddPage()
-	c := &Canvas{doc: doc, w: w, h: h, stack: []context{{color: color.Black, width: 1}}, fonts: map[string]bool{}}
+	c := &Canvas{doc: doc, w: w, h: h, stack: []context{{color: color.Black, width: 1}}, fonts: map[string]bool{}, alpha: 1, subsets: map[string]*subset{}}
 	// fpdf's user space has its origin top left, y down; vg's bottom left,
 	// y up.
 	c.Push()
@@ -120,7 +142,13 @@ func (c *Canvas) SetColor(clr color.Color) {
 	c.doc.SetFillColor(int(r>>8), int(g>>8), int(b>>8))
 	c.doc.SetDrawColor(int(r>>8), int(g>>8), int(b>>8))
 	c.doc.SetTextColor(int(r>>8), int(g>>8), int(b>>8))
-	c.doc.SetAlpha(float64(a)/math.MaxUint16, "Normal")
+	// An alpha only when something is transparent: fpdf's first alpha makes
+	// the file PDF 1.4 with a page transparency group, which pdfTeX warns
+	// about when two such figures share a page (and PDF/X forbids).
+	if alpha := float64(a) / math.MaxUint16; alpha != 1 || c.alpha != 1 {
+		c.doc.SetAlpha(alpha, "Normal")
+		c.alpha = alpha
+	}
 }
 
 // Rotate rotates by r radians, counter-clockwise in vg's coordinates.
@@ -220,16 +248,34 @@ func (c *Canvas) arc(comp vg.PathComp, open *bool, start *vg.Point) {
 func pt(p vg.Point) (float64, float64) { return p.X.Points(), p.Y.Points() }
 
 // family returns the fpdf font family name of a face, registering the
-// face's TrueType bytes on first use.
+// face's TrueType bytes on first use; "" for a font fpdf cannot embed
+// (CFF outlines, as Latin Modern's), whose text is drawn as outlines.
+//
+// fpdf names an embedded font "utf8" + the family; the family is chosen as
+// "hlb" + the font's PostScript name, so that WriteTo can replace that name
+// with the subset tag and the PostScript name ("ABCDEF+LiberationSerif",
+// ISO 32000-1 §9.6.4) without changing the file's length.
 func (c *Canvas) family(f font.Face) string {
-	name := strings.NewReplacer(" ", "", "-", "").Replace(f.Name())
-	if c.fonts[name] {
-		return name
+	var buf sfnt.Buffer
+	ps, err := f.Face.Name(&buf, sfnt.NameIDPostScript)
+	if err != nil || ps == "" {
+		ps = strings.NewReplacer(" ", "", "-", "").Replace(f.Name())
 	}
+	name := "hlb" + ps
+	if _, ok := c.subsets[name]; ok {
+		if c.fonts[name] {
+			return name
+		}
+		return "" // seen before, not embeddable
+	}
+	c.subsets[name] = &subset{psName: ps, runes: map[rune]bool{}}
 	var raw bytes.Buffer
 	if _, err := f.Face.WriteSourceTo(nil, &raw); err != nil {
 		c.setErr(fmt.Errorf("pdfcanvas: font %s: %w", f.Name(), err))
 		return ""
+	}
+	if bytes.HasPrefix(raw.Bytes(), []byte("OTTO")) {
+		return "" // CFF: fpdf reads TrueType outlines only
 	}
 	c.doc.AddUTF8FontFromBytes(name, "", raw.Bytes())
 	c.fonts[name] = true
@@ -248,8 +294,22 @@ func (c *Canvas) FillString(f font.Face, p vg.Point, str string) {
 		return
 	}
 	fam := c.family(f)
-	if fam == "" {
+	if c.err != nil {
 		return
+	}
+	if fam == "" {
+		path, err := outline.Path(&c.outlines, f, p, str)
+		if err != nil {
+			c.setErr(fmt.Errorf("pdfcanvas: %w", err))
+			return
+		}
+		if len(path) > 0 {
+			c.Fill(path)
+		}
+		return
+	}
+	for _, r := range str {
+		c.subsets[fam].runes[r] = true
 	}
 	c.doc.SetFont(fam, "", f.Font.Size.Points())
 	c.Push()
@@ -291,22 +351,45 @@ func (c *Canvas) WriteTo(w io.Writer) (int64, error) {
 	if err := c.doc.Error(); err != nil {
 		return 0, fmt.Errorf("pdfcanvas: %w", err)
 	}
-	cw := &counter{w: w}
-	b := bufio.NewWriter(cw)
-	if err := c.doc.Output(b); err != nil {
-		return cw.n, fmt.Errorf("pdfcanvas: %w", err)
+	var out bytes.Buffer
+	if err := c.doc.Output(&out); err != nil {
+		return 0, fmt.Errorf("pdfcanvas: %w", err)
 	}
-	err := b.Flush()
-	return cw.n, err
+	b := out.Bytes()
+	// Longest names first: one may be the start of another
+	// (LiberationSerif, LiberationSerif-Italic).
+	fams := slices.Collect(maps.Keys(c.fonts))
+	slices.SortFunc(fams, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	for _, fam := range fams {
+		sub := c.subsets[fam]
+		old := []byte("/utf8" + strings.ToLower(fam)) // fpdf's key for the family
+		tagged := []byte("/" + sub.tag() + "+" + sub.psName)
+		if len(old) != len(tagged) {
+			return 0, fmt.Errorf("pdfcanvas: font name %s and its tag differ in length", fam)
+		}
+		b = bytes.ReplaceAll(b, old, tagged)
+	}
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
-type counter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *counter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+// tag is the subset's six-letter tag, a function of the font and the
+// characters drawn (so equal subsets have equal tags, different ones
+// differ).
+func (s *subset) tag() string {
+	runes := make([]rune, 0, len(s.runes))
+	for r := range s.runes {
+		runes = append(runes, r)
+	}
+	slices.Sort(runes)
+	h := fnv.New64a()
+	h.Write([]byte(s.psName))
+	h.Write([]byte(string(runes)))
+	v := h.Sum64()
+	var t [6]byte
+	for i := range t {
+		t[i] = byte('A' + v%26)
+		v /= 26
+	}
+	return string(t[:])
 }

@@ -1,0 +1,79 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/vgtex"
+)
+
+// texCanvas is gonum's PGF canvas (vgtex); the label handler (markup)
+// writes each label whole, as LaTeX (TeXLabel), so that the paper's LaTeX
+// sets it in the paper's fonts, anchored where the label's alignment puts
+// it: left, centre or right, at the baseline the layout chose.
+type texCanvas struct {
+	*vgtex.Canvas
+}
+
+// drawTeX writes a label to a TeX canvas: each line one \pgftext whose
+// content is a zero-width box aligned left, centred or right on the anchor,
+// so the alignment is exact whatever the widths LaTeX's fonts give.
+// vgtex centres the text it is given on p.X + Width/2 (Width measured in
+// the layout's font), so p.X is set to anchor − Width/2.
+func (m markup) drawTeX(c *texCanvas, txt string, sty text.Style, pt vg.Point) {
+	ext := m.Extents(sty.Font)
+	c.SetColor(sty.Color)
+	if sty.Rotation != 0 {
+		c.Push()
+		c.Rotate(sty.Rotation)
+	}
+	sin64, cos64 := math.Sincos(sty.Rotation)
+	cos, sin := vg.Length(cos64), vg.Length(sin64)
+	pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
+	lines := m.Lines(txt)
+	pt.Y += sty.Height(txt)*vg.Length(sty.YAlign) - ext.Ascent
+	align := "l"
+	switch {
+	case sty.XAlign <= -0.75:
+		align = "r"
+	case sty.XAlign <= -0.25:
+		align = "c"
+	}
+	face := m.fonts.Lookup(sty.Font, sty.Font.Size)
+	for i, line := range lines {
+		w, _, _ := m.Box(line, sty.Font)
+		anchor := pt.X + vg.Length(sty.XAlign)*w
+		switch align {
+		case "c":
+			anchor += w / 2
+		case "r":
+			anchor += w
+		}
+		y := pt.Y + vg.Length(len(lines)-i)*sty.Font.Size
+		s := `\makebox[0pt][` + align + `]{` + TeXLabel(line) + `}`
+		c.FillString(face, vg.Point{X: anchor - face.Width(s)/2, Y: y}, s)
+	}
+	if sty.Rotation != 0 {
+		c.Pop()
+	}
+}
+
+// texHeader is written before a figure's PGF code: what it is, the link
+// it was made from and how to use it.
+func texHeader(f Figure) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%% headlab figure: %s\n", oneLine(Plain(f.Title)))
+	if f.Link != "" {
+		fmt.Fprintf(&b, "%% link: %s\n", oneLine(f.Link))
+		fmt.Fprintf(&b, "%% regenerate: go run ./plots/cmd/figures -link '%s' -format tex\n", oneLine(f.Link))
+	}
+	b.WriteString("% Use: \\usepackage{pgf} in the preamble, then \\input{this file} (in a figure).\n")
+	b.WriteString("% The labels are set by the document's LaTeX, in its fonts.\n")
+	return b.Bytes()
+}
+
+func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
