@@ -97,8 +97,8 @@ func ExplosionCurve(in Explosion, st Style) (Figure, error) {
 		return Figure{}, fmt.Errorf("plots: explosion curve to H = %d with m = %d; want 2 ≤ H ≤ %d, 1 ≤ m ≤ 8", in.MaxH, in.M, MaxExplosionHeads)
 	}
 	p := st.newPlot("heads *H* (*d* heads for *W*_{*d*})", "atoms")
-	f := single("atom-explosion", fmt.Sprintf("Atom explosion: 2d terms against 2^d atoms, and m = %d atoms per head", in.M), p, st)
-	f.data().Columns = []string{"H", "split_terms_2d", "fused_atoms_2^d", "product_bound_m^H", "shared_keys_C(m+H-1,H)", "measured_shared", "measured_random"}
+	f := single("atom-explosion", fmt.Sprintf("Atom explosion: 2*d* terms against 2^{*d*} atoms, and *m* = %d atoms per head", in.M), p, st)
+	f.data().Columns = []string{"heads H (count)", "split W_d terms 2d (count)", "fused W_d atoms 2^d (count)", "product bound m^H (count)", "shared-key atoms C(m+H-1,H) (count)", "measured atoms, shared keys (count)", "measured atoms, random keys (count)"}
 	var terms, fused, product, shared plotter.XYs
 	for H := 1; H <= in.MaxH; H++ {
 		t, err1 := fusion.TermCount(repeat(2, H)...)
@@ -208,8 +208,8 @@ func MassBySize(in Mass, st Style) (Figure, error) {
 	mass := fusion.PoissonBinomial(sigma)
 	mean := fusion.SigmoidSumValue(in.Q)
 	p := st.newPlot("size |*S*| of the atom's set", "attention mass")
-	f := single("atom-mass", fmt.Sprintf("Attention mass of the fused W_%d head by |S|", d), p, st)
-	f.data().Columns = []string{"size", "mass", "atoms", "mean_size"}
+	f := single("atom-mass", fmt.Sprintf("Attention mass of the fused *W*_{%d} head by |*S*|", d), p, st)
+	f.data().Columns = []string{"size |S| (count)", "attention mass (probability)", "atoms with this |S| (count)", "output E|S| (count)"}
 	xys := make(plotter.XYs, d+1)
 	top := 0.0
 	for s, m := range mass {

@@ -29,7 +29,7 @@ func Weights(details []attention.Detail, st Style) (Figure, error) {
 	}
 	p := st.newPlot("token *i* (the last is the query)", "attention weight *α*_{*h*,*i*}")
 	f := single("attention-weights", fmt.Sprintf("Attention weights of %d heads over %d tokens", H, N), p, st)
-	f.data().Columns = []string{"head", "token", "score", "weight", "value", "head_output"}
+	f.data().Columns = []string{"head (index)", "token (index)", "score (logit)", "weight (probability)", "value (value units)", "head output (value units)"}
 	group := 0.8
 	width := group / float64(H)
 	top := 0.0

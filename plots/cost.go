@@ -84,12 +84,12 @@ func CostPerQuery(c Cost, st Style) (Figure, error) {
 		return Figure{}, fmt.Errorf("plots: cost per query needs one time per method for each of the %d widths", n)
 	}
 	p := st.newPlot("width *d*", "time per query (ns)")
-	title := "Cost of one query of W_d: split heads against the explicit fused head"
+	title := "Cost of one query of *W*_{*d*}: split heads against the explicit fused head"
 	if c.Machine != "" {
 		title += " (" + c.Machine + ")"
 	}
 	f := single("atom-cost", title, p, st)
-	f.data().Columns = []string{"d", "split_ns", "fused_ns", "formula_ns"}
+	f.data().Columns = []string{"width d (count)", "split heads (ns per query)", "fused head (ns per query)", "closed form (ns per query)"}
 	var split, fused, formula plotter.XYs
 	for i, d := range c.D {
 		for _, t := range []float64{c.Split[i], c.Fused[i], c.Formula[i]} {

@@ -29,7 +29,7 @@ func DigitsNeeded(st Style) (Figure, error) {
 	}
 	p := st.newPlot("heads *H*", "digits needed")
 	f := single("recovery-digits", "Digits of working precision needed to recover every layer to 1e-12, against the number of heads", p, st)
-	f.data().Columns = []string{"H"}
+	f.data().Columns = []string{"heads H (count)"}
 	type ser struct {
 		name string
 		m    recovery.Mode
@@ -52,7 +52,7 @@ func DigitsNeeded(st Style) (Figure, error) {
 				s.y = append(s.y, y)
 			}
 			ss = append(ss, s)
-			f.data().Columns = append(f.data().Columns, fmt.Sprintf("digits_%v_d%d", m, d))
+			f.data().Columns = append(f.data().Columns, fmt.Sprintf("%v d=%d (decimal digits)", m, d))
 		}
 	}
 	var top float64

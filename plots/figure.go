@@ -144,14 +144,15 @@ type Options struct {
 	Size Size
 	// FontSize is the base text size in points (default 8). 5…14.
 	FontSize float64
-	// Font is the typeface (default serif).
+	// Font is the typeface; empty: the link's font key (ForLink), else
+	// serif.
 	Font Typeface
 }
 
-// DefaultOptions returns SVG, one column, 8 pt Liberation Serif, 300 dpi
-// for PNG.
+// DefaultOptions returns SVG, one column, 8 pt text in the link's
+// typeface (Liberation Serif unless it says font=lm), 300 dpi for PNG.
 func DefaultOptions() Options {
-	return Options{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 8, Font: Serif}
+	return Options{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 8}
 }
 
 // Limits of Options.DPI.
@@ -201,7 +202,9 @@ func (o Options) style() Style {
 type Figure struct {
 	// Name is a short file stem, such as "attention-weights".
 	Name string
-	// Title describes the figure in words (SVG <title>, PDF Title).
+	// Title describes the figure in words, in the label markup (see
+	// markup); files carry it as plain Unicode (Plain): SVG <title>, PDF
+	// Title, PNG iTXt Title, TeX comment.
 	Title string
 	// Panels holds the panels row by row; every row has the same length.
 	Panels [][]Panel
@@ -213,7 +216,7 @@ type Figure struct {
 	// file; empty when it was built from data alone.
 	Link string
 	// Data holds the numbers drawn, one table per panel.
-	Data []Table
+	Data []*Table
 	// Style is the style the panels were built in.
 	Style Style
 }
@@ -227,7 +230,7 @@ type Panel struct {
 
 // single returns a figure of one panel.
 func single(name, title string, p *plot.Plot, st Style) Figure {
-	return Figure{Name: name, Title: title, Panels: [][]Panel{{{Plot: p}}}, Data: []Table{{Name: name}}, Style: st}
+	return Figure{Name: name, Title: title, Panels: [][]Panel{{{Plot: p}}}, Data: []*Table{{Name: name}}, Style: st}
 }
 
 // legend appends a legend entry to the figure's first panel.
@@ -236,7 +239,7 @@ func (f *Figure) legend(label string, thumbs ...plot.Thumbnailer) {
 }
 
 // data is the first panel's table.
-func (f *Figure) data() *Table { return &f.Data[0] }
+func (f *Figure) data() *Table { return f.Data[0] }
 
 // Grid combines figures into one, laid out in rows of cols panels.
 func Grid(name, title string, cols int, figs ...Figure) (Figure, error) {

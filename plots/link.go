@@ -23,8 +23,15 @@ import (
 //   - transformer: the scene's view at its step (TransformerFigure).
 //
 // The state must be valid (link.Parse only returns valid states); the
-// options choose the style (size preset and font size) and are checked.
+// options choose the style (size preset, typeface and font size) and are
+// checked. The typeface is the link's font key unless the options name one,
+// which then goes into the figure's link.
 func ForLink(s link.State, o Options) (Figure, error) {
+	if o.Font == "" {
+		o.Font = Typeface(s.Font)
+	} else {
+		s.Font = string(o.Font)
+	}
 	if err := o.Validate(); err != nil {
 		return Figure{}, err
 	}
@@ -96,7 +103,7 @@ func atomsFigure(s link.State, st Style) (Figure, error) {
 	if st.Columns == 2 {
 		cols = 2
 	}
-	return Grid("atoms", fmt.Sprintf("Atom explosion and the mass of the fused W_%d head by |S|", s.D), cols, a, b)
+	return Grid("atoms", fmt.Sprintf("Atom explosion and the mass of the fused *W*_{%d} head by |*S*|", s.D), cols, a, b)
 }
 
 // learn runs recovery on a state's true layer as the page does
@@ -131,7 +138,7 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	if ferr != nil {
 		return Figure{}, ferr
 	}
-	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), in.Name)
+	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), labelName(in.Name))
 	return f, nil
 }
 

@@ -36,4 +36,3 @@ func (c *outlineSVG) FillString(f font.Face, p vg.Point, str string) {
 		c.Fill(path)
 	}
 }
-

@@ -50,8 +50,9 @@ func RationalFit(in RF, st Style) (Figure, error) {
 		name = "F"
 	}
 	p := st.newPlot("copies *n* of the token *a*", fmt.Sprintf("answer *F*(*n*) of %s", labelName(name)))
-	f := single("rational-fit", fmt.Sprintf("Rational function %s: samples, fit and poles", name), p, st)
-	f.data().Columns = []string{"kind", "index", "n", "value", "head"}
+	f := single("rational-fit", fmt.Sprintf("Rational function %s: samples, fit and poles", labelName(name)), p, st)
+	f.Data = nil
+	samples := f.table("samples", "sample (index)", "n (copies of a)", "answer F(n)", "queried (yes/no)")
 
 	// Ranges: n from left of the farthest pole to right of the samples;
 	// F over the samples, widened for the curve but clipped near poles.
@@ -123,11 +124,11 @@ func RationalFit(in RF, st Style) (Figure, error) {
 			}
 			all = append(all, seg...)
 		}
-		for i, x := range all {
-			if i%8 == 0 {
-				f.data().add("curve", i, x.X, x.Y, "")
-			}
+		curve := f.table("curve", "n (copies of a)", "fitted F(n)")
+		for _, x := range all {
+			curve.add(x.X, x.Y)
 		}
+		poles := f.table("poles", "pole (index)", "pole at n (copies of a)", "residue R (answer units)", "head (index)", "constant C (answer units)")
 		c := &hline{Y: in.Fit.C, Line: draw.LineStyle{Color: grey, Width: vg.Points(guideWidth), Dashes: dashes[2]}}
 		p.Add(c)
 		f.legend("*C* = "+num(in.Fit.C, 4), c)
@@ -136,29 +137,29 @@ func RationalFit(in RF, st Style) (Figure, error) {
 			if h < len(in.Heads) && in.Heads[h] >= 0 {
 				head = in.Heads[h]
 			}
-			v := &vline{X: -r, Line: draw.LineStyle{Color: Palette[head%len(Palette)], Width: vg.Points(dataWidth), Dashes: dashes[1]}}
+			// A dash per pole as well as a colour, so poles differ in grey.
+			v := &vline{X: -r, Line: draw.LineStyle{Color: Palette[head%len(Palette)], Width: vg.Points(dataWidth), Dashes: poleDashes[head%len(poleDashes)]}}
 			p.Add(v)
 			label := "pole at " + num(-r, 3)
 			if h < len(in.Heads) && in.Heads[h] >= 0 {
 				label = fmt.Sprintf("head %d: pole at %s", in.Heads[h]+1, num(-r, 3))
 			}
 			f.legend(label, v)
-			f.data().add("pole", h, -r, in.Fit.Residues[h], head+1)
+			poles.add(h+1, -r, in.Fit.Residues[h], head+1, in.Fit.C)
 		}
-		f.data().add("constant", 0, "", in.Fit.C, "")
 	}
 
 	var taken, pending plotter.XYs
 	for i := range in.N {
 		xy := plotter.XY{X: in.N[i], Y: in.F[i]}
-		kind := "sample"
+		queried := true
 		if in.Taken < len(in.N) && i >= in.Taken {
 			pending = append(pending, xy)
-			kind = "sample_pending"
+			queried = false
 		} else {
 			taken = append(taken, xy)
 		}
-		f.data().add(kind, i, in.N[i], in.F[i], "")
+		samples.add(i+1, in.N[i], in.F[i], queried)
 	}
 	r := vg.Points(st.FontSize * 0.28)
 	if len(taken) > 0 {
@@ -179,3 +180,7 @@ func RationalFit(in RF, st Style) (Figure, error) {
 	p.Y.Tick.Marker = numTicks{}
 	return f, nil
 }
+
+// poleDashes are the dashes of the poles (head h takes poleDashes[h]),
+// none solid: the fitted curve is.
+var poleDashes = [...][]vg.Length{dashes[1], dashes[3], dashes[4], dashes[6], dashes[5], {1.8, 1.3, 1.8, 3.2}}

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -69,7 +70,7 @@ func ErrorVsNoise(sw Sweep, st Style) (Figure, error) {
 	}
 	p := st.newPlot("oracle accuracy *ε*", "largest relative error")
 	f := single("recovery-noise", fmt.Sprintf("Recovery error against oracle accuracy, H = %d, d = %d", sw.H, sw.D), p, st)
-	if err := sweepSeries(p, &f, sw, "eps", true, st); err != nil {
+	if err := sweepSeries(p, &f, sw, "oracle accuracy epsilon (relative)", true, st); err != nil {
 		return Figure{}, err
 	}
 	ref := make(plotter.XYs, len(sw.X))
@@ -98,7 +99,7 @@ func ErrorVsHeads(sw Sweep, st Style) (Figure, error) {
 	}
 	p := st.newPlot("heads *H*", "largest relative error")
 	f := single("recovery-heads", fmt.Sprintf("Recovery error against the number of heads, d = %d, ε = %g", sw.D, sw.Noise), p, st)
-	if err := sweepSeries(p, &f, sw, "H", false, st); err != nil {
+	if err := sweepSeries(p, &f, sw, "heads H (count)", false, st); err != nil {
 		return Figure{}, err
 	}
 	powAxis(&p.Y)
@@ -108,43 +109,26 @@ func ErrorVsHeads(sw Sweep, st Style) (Figure, error) {
 	return f, nil
 }
 
-func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st Style) error {
-	f.data().Columns = []string{xname}
-	runs := 0
+// sweepSeries draws the sweep's curves and writes its two tables: the
+// medians with the number of runs each is the median of, and every run.
+// xcol is the x column's header with its unit.
+func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xcol string, logX bool, st Style) error {
+	f.Data = nil
+	medians := f.table("median", xcol, "schedule", "median error (relative)", "resolved runs (count)", "runs (count)")
+	runs := f.table("runs", xcol, "schedule", "run (index)", "error (relative; empty: unresolved)")
 	for _, s := range sw.Series {
-		f.data().Columns = append(f.data().Columns, "error_"+s.Name)
-		if s.Unresolved != nil {
-			f.data().Columns = append(f.data().Columns, "unresolved_"+s.Name)
-		}
-		n := 0
-		for _, r := range s.Runs {
-			n = max(n, len(r))
-		}
-		for k := range n {
-			f.data().Columns = append(f.data().Columns, fmt.Sprintf("%s_run_%d", s.Name, k+1))
-		}
-		runs = max(runs, n)
-	}
-	for i, x := range sw.X {
-		row := []any{x}
-		for _, s := range sw.Series {
-			row = append(row, s.Y[i])
-			if s.Unresolved != nil {
-				row = append(row, s.Unresolved[i])
-			}
-			n := 0
-			for _, r := range s.Runs {
-				n = max(n, len(r))
-			}
-			for k := range n {
-				e := math.NaN()
-				if k < len(s.Runs[i]) {
-					e = s.Runs[i][k]
+		for i, x := range sw.X {
+			n, ok := runCounts(s, i)
+			medians.add(x, s.Name, s.Y[i], ok, n)
+			if s.Runs != nil {
+				for k, e := range s.Runs[i] {
+					runs.add(x, s.Name, k+1, e)
 				}
-				row = append(row, e)
 			}
 		}
-		f.data().add(row...)
+	}
+	if len(runs.Rows) == 0 {
+		f.Data = f.Data[:1]
 	}
 	var marks plotter.XYs // the X with an unresolved run
 	for i, s := range sw.Series {
@@ -161,11 +145,7 @@ func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st 
 			return err
 		}
 		p.Add(ps...)
-		name := s.Name
-		if s.Runs != nil {
-			name += " (median)"
-		}
-		f.legend(name, th...)
+		f.legend(s.Name+medianNote(s, sw.X, logX), th...)
 		var dots plotter.XYs
 		for k, r := range s.Runs {
 			for _, e := range r {
@@ -198,6 +178,57 @@ func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xname string, logX bool, st 
 		f.legend("unresolved run(s) at this value", um)
 	}
 	return nil
+}
+
+// runCounts returns the number of runs at point i of a series and how
+// many of them resolved (its median is theirs); with no runs recorded, 1
+// and 1 when the value exists.
+func runCounts(s Series, i int) (runs, resolved int) {
+	if s.Runs == nil {
+		if finite(s.Y[i]) {
+			return 1, 1
+		}
+		return 1, 0
+	}
+	for _, e := range s.Runs[i] {
+		if finite(e) {
+			resolved++
+		}
+	}
+	return len(s.Runs[i]), resolved
+}
+
+// medianNote is the legend's note on what a series' points are: the median
+// of N runs, and "n of N" where fewer resolved (honest statistics: a
+// median of three is not a median of six).
+func medianNote(s Series, xs []float64, logX bool) string {
+	if s.Runs == nil {
+		return ""
+	}
+	N := 0
+	var short []string
+	for i := range xs {
+		n, ok := runCounts(s, i)
+		N = max(N, n)
+		if ok > 0 && ok < n {
+			x := num(xs[i], 3)
+			if logX {
+				x = pow10Label(int(math.Round(math.Log10(xs[i]))))
+				if math.Abs(math.Log10(xs[i])-math.Round(math.Log10(xs[i]))) > 1e-9 {
+					x = num(xs[i], 2)
+				}
+			}
+			short = append(short, fmt.Sprintf("%d of %d at %s", ok, n, x))
+		}
+	}
+	note := fmt.Sprintf(" (median of %d runs", N)
+	if len(short) > 3 {
+		short = append(short[:3], "…")
+	}
+	if len(short) > 0 {
+		note += "; " + strings.Join(short, ", ")
+	}
+	return note + ")"
 }
 
 // unresolvedMarks marks, on the top edge of the plot, each X at which a

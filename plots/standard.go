@@ -51,6 +51,11 @@ func StandardSet() []Standard {
 
 	withLink := func(b func(link.State, Style) (Figure, error)) func(link.State, Options) (Figure, error) {
 		return func(s link.State, o Options) (Figure, error) {
+			if o.Font == "" {
+				o.Font = Typeface(s.Font)
+			} else {
+				s.Font = string(o.Font)
+			}
 			if err := o.Validate(); err != nil {
 				return Figure{}, err
 			}

@@ -68,7 +68,7 @@ func TransformerFigure(sc *replay.Transformer, view string, st Style) (Figure, e
 		return Figure{}, err
 	}
 	f.Name = "transformer-heads"
-	f.Title = fmt.Sprintf("Transformer step %d of %d, phase A: rational function %s of the odd part F(X) − F(−X)", sc.Step(), sc.Steps(), in.Name)
+	f.Title = fmt.Sprintf("Transformer step %d of %d, phase A: rational function %s of the odd part *F*(*X*) − *F*(−*X*)", sc.Step(), sc.Steps(), labelName(in.Name))
 	return f, nil
 }
 
@@ -105,7 +105,8 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 	}
 	p := st.newPlot("place *t* on the line of single tokens (axis atan *t*)", "*F* on single tokens")
 	f := single("transformer-units", fmt.Sprintf("Transformer step %d of %d, phase B: the units along a line of single tokens", sc.Step(), sc.Steps()), p, st)
-	f.data().Columns = []string{"kind", "index", "t", "value", "unit"}
+	f.Data = nil
+	trueF := f.table("true-F", "place t (on the line)", "true F (output units)")
 	const n = 400
 	var curve plotter.XYs
 	for i := 0; i <= n; i++ {
@@ -119,9 +120,7 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 		}
 		y := sc.TrueF(t)
 		curve = append(curve, plotter.XY{X: th, Y: y})
-		if i%10 == 0 {
-			f.data().add("true", i, t, y, "")
-		}
+		trueF.add(t, y)
 	}
 	l, err := plotter.NewLine(curve)
 	if err != nil {
@@ -140,6 +139,7 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 	}
 	kinks = append(kinks, math.Inf(1))
 	first := true
+	pieces := f.table("pieces", "piece (index)", "place t (on the line)", "solved F (output units)")
 	for i, pc := range sc.Pieces() {
 		a, b := math.Inf(-1), math.Inf(1)
 		for _, k := range kinks {
@@ -166,9 +166,11 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 			f.legend("pieces Λ·φ solved so far", pl)
 			first = false
 		}
-		f.data().add("piece", i, pc.T, sc.PieceF(pc, pc.T), "")
+		pieces.add(i+1, pc.T, sc.PieceF(pc, pc.T))
 	}
 	var probes, sides plotter.XYs
+	kinkT := f.table("kinks", "step (index)", "place t (on the line)", "unit (index; empty: not yet identified)")
+	queries := f.table("queries", "step (index)", "kind", "place t (on the line)", "F (output units)")
 	unnamed := false // the legend has its entry for kinks without a unit
 	for i, m := range marks {
 		th := math.Atan(m.T)
@@ -189,13 +191,13 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 				f.legend("kinks, units not yet identified", v)
 				unnamed = true
 			}
-			f.data().add("kink", i, m.T, "", unit)
+			kinkT.add(i+1, m.T, unit)
 		case transformer.Probe:
 			probes = append(probes, plotter.XY{X: th, Y: sc.TrueF(m.T)})
-			f.data().add("solve", i, m.T, sc.TrueF(m.T), "")
+			queries.add(i+1, "local solve", m.T, sc.TrueF(m.T))
 		default:
 			sides = append(sides, plotter.XY{X: th, Y: sc.TrueF(m.T)})
-			f.data().add(map[transformer.StepKind]string{transformer.Side: "side", transformer.HyperplaneProbe: "hyperplane"}[m.Kind], i, m.T, sc.TrueF(m.T), "")
+			queries.add(i+1, map[transformer.StepKind]string{transformer.Side: "side", transformer.HyperplaneProbe: "hyperplane"}[m.Kind], m.T, sc.TrueF(m.T))
 		}
 	}
 	r := vg.Points(st.FontSize * 0.28)
@@ -233,7 +235,7 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 	}
 	p := st.newPlot("true value", "recovered value")
 	f := single("transformer-result", fmt.Sprintf("Recovered against true Transformer, up to equivalence; largest held-out |ΔF| %s relative", num(sc.Run.Agreement, 2)), p, st)
-	f.data().Columns = []string{"kind", "index", "true", "recovered", "what"}
+	f.data().Columns = []string{"parameter", "kind", "head or unit (index)", "true value (parameter units)", "recovered value (parameter units)"}
 	lo, hi := 0.0, 0.0
 	add := func(xys plotter.XYs, label string, c color.RGBA, shape draw.GlyphDrawer) {
 		if len(xys) == 0 {
@@ -262,10 +264,10 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
 				xys = append(xys, plotter.XY{X: hd.W.At(i, j), Y: got.W.At(i, j)})
-				f.data().add("W", h+1, hd.W.At(i, j), got.W.At(i, j), fmt.Sprintf("head %d W[%d,%d]", h+1, i+1, j+1))
+				f.data().add(fmt.Sprintf("W_%d[%d,%d]", h+1, i+1, j+1), "W", h+1, hd.W.At(i, j), got.W.At(i, j))
 			}
 			xys = append(xys, plotter.XY{X: hd.V.AtVec(i), Y: got.V.AtVec(i)})
-			f.data().add("w", h+1, hd.V.AtVec(i), got.V.AtVec(i), fmt.Sprintf("head %d w[%d]", h+1, i+1))
+			f.data().add(fmt.Sprintf("w_%d[%d]", h+1, i+1), "w", h+1, hd.V.AtVec(i), got.V.AtVec(i))
 		}
 		add(xys, fmt.Sprintf("head %d: *W*_{%d}, *w*_{%d}", h+1, h+1, h+1), Palette[h%len(Palette)], draw.BoxGlyph{})
 	}
@@ -277,7 +279,7 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 		for i := range row.C[0] {
 			x, y := float64(row.Sign[0])*row.C[0][i], float64(row.Sign[1])*row.C[1][i]
 			units = append(units, plotter.XY{X: x, Y: y})
-			f.data().add("unit", row.True+1, x, y, fmt.Sprintf("unit %d sign·c[%d]", row.True+1, i+1))
+			f.data().add(fmt.Sprintf("sign*c_%d[%d]", row.True+1, i+1), "unit", row.True+1, x, y)
 		}
 	}
 	add(units, "units: sign · *c*, *c* = Σ_{*h*} η_{*h*}", black, draw.CircleGlyph{})

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -34,9 +33,8 @@ func TestTransformerFigures(t *testing.T) {
 		if len(f.Data) == 0 || len(f.Data[0].Rows) < 5 {
 			t.Errorf("%s: %d rows of data", c.frag, len(f.Data[0].Rows))
 		}
-		var csv bytes.Buffer
-		if err := f.WriteCSV(&csv); err != nil || csv.Len() == 0 {
-			t.Errorf("%s: CSV %v", c.frag, err)
+		if files, err := f.CSVFiles(); err != nil || len(files) == 0 {
+			t.Errorf("%s: CSV %d files, %v", c.frag, len(files), err)
 		}
 		for _, format := range []Format{SVG, PNG, PDF} {
 			o := DefaultOptions()

@@ -67,7 +67,7 @@ type Canvas struct {
 
 	// subsets holds, for each registered font, its PostScript name and the
 	// runes drawn, for the subset's tag (see WriteTo).
-	subsets map[string]*subset
+	subsets  map[string]*subset
 	outlines sfnt.Buffer
 }
 
