@@ -47,7 +47,7 @@ func Weights(details []attention.Detail, st Style) (Figure, error) {
 			f.data().add(h+1, i+1, d.Scores[i], w, d.Values[i], d.Output)
 		}
 		b := &bars{XYs: xys, Width: width, Offset: (float64(h) - float64(H-1)/2) * width,
-			Fill: Palette[h%len(Palette)], Line: draw.LineStyle{Color: black, Width: vg.Points(edgeWidth)}}
+			Fill: Palette[h%len(Palette)], Line: draw.LineStyle{Color: black, Width: vg.Points(edgeWidth)}, Hatch: h}
 		p.Add(b)
 		f.legend(fmt.Sprintf("head %d", h+1), b)
 	}

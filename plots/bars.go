@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,6 +18,69 @@ type bars struct {
 	Width, Offset float64
 	Fill          color.Color
 	Line          draw.LineStyle
+	// Hatch is the hatching drawn over the fill (see hatchings): bars of
+	// different series sharing an axis differ in grey as well as in colour.
+	Hatch int
+}
+
+// hatchings are the directions of hatch lines, in degrees: none, one or
+// two directions.
+var hatchings = [...][]float64{nil, {45}, {-45}, {0}, {90}, {45, -45}, {0, 90}, {22.5}}
+
+// hatchSpacing is the distance between hatch lines, hatchWidth their
+// width, in points.
+const (
+	hatchSpacing = 2.6
+	hatchWidth   = 0.8
+)
+
+// hatch strokes the hatching of kind k across rectangle r.
+func hatch(c *draw.Canvas, r vg.Rectangle, k int) {
+	dirs := hatchings[((k%len(hatchings))+len(hatchings))%len(hatchings)]
+	if len(dirs) == 0 {
+		return
+	}
+	// White on the fill: the bar reads as stripes in grey, and its colour
+	// stays its head's.
+	ls := draw.LineStyle{Color: color.White, Width: vg.Points(hatchWidth)}
+	w, h := float64(r.Max.X-r.Min.X), float64(r.Max.Y-r.Min.Y)
+	cx, cy := float64(r.Min.X)+w/2, float64(r.Min.Y)+h/2
+	half := math.Hypot(w, h) / 2
+	for _, deg := range dirs {
+		s, co := math.Sincos(deg * math.Pi / 180)
+		// Lines along (co, s), offset along the normal (−s, co), through
+		// the rectangle's centre ± multiples of the spacing.
+		for off := -math.Floor(half/hatchSpacing) * hatchSpacing; off <= half; off += hatchSpacing {
+			px, py := cx-s*off, cy+co*off
+			a, b, ok := clipLine(px, py, co, s, r)
+			if ok {
+				c.StrokeLine2(ls, vg.Length(px+co*a), vg.Length(py+s*a), vg.Length(px+co*b), vg.Length(py+s*b))
+			}
+		}
+	}
+}
+
+// clipLine clips the line (px, py) + t·(dx, dy) to r (Liang–Barsky),
+// returning the parameters of its ends inside.
+func clipLine(px, py, dx, dy float64, r vg.Rectangle) (t0, t1 float64, ok bool) {
+	t0, t1 = math.Inf(-1), math.Inf(1)
+	for _, e := range [...]struct{ p, lo, hi, d float64 }{
+		{px, float64(r.Min.X), float64(r.Max.X), dx},
+		{py, float64(r.Min.Y), float64(r.Max.Y), dy},
+	} {
+		if math.Abs(e.d) < 1e-12 {
+			if e.p < e.lo || e.p > e.hi {
+				return 0, 0, false
+			}
+			continue
+		}
+		a, b := (e.lo-e.p)/e.d, (e.hi-e.p)/e.d
+		if a > b {
+			a, b = b, a
+		}
+		t0, t1 = math.Max(t0, a), math.Min(t1, b)
+	}
+	return t0, t1, t1-t0 > 1e-9
 }
 
 func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
@@ -33,6 +97,12 @@ func (b *bars) Plot(c draw.Canvas, p *plot.Plot) {
 		r := []vg.Point{{X: x0, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}, {X: x1, Y: y0}}
 		pts := c.ClipPolygonXY(r)
 		c.FillPolygon(b.Fill, pts)
+		if b.Hatch != 0 {
+			rect := vg.Rectangle{Min: vg.Point{X: max(x0, c.Min.X), Y: max(y0, c.Min.Y)}, Max: vg.Point{X: min(x1, c.Max.X), Y: min(y1, c.Max.Y)}}
+			if rect.Max.X > rect.Min.X && rect.Max.Y > rect.Min.Y {
+				hatch(&c, rect, b.Hatch)
+			}
+		}
 		if b.Line.Width > 0 {
 			c.StrokeLines(b.Line, c.ClipLinesXY(append(r, r[0]))...)
 		}
@@ -58,6 +128,7 @@ func (b *bars) Thumbnail(c *draw.Canvas) {
 	mid := (c.Min.X + c.Max.X) / 2
 	r := []vg.Point{{X: mid - w/2, Y: c.Min.Y}, {X: mid - w/2, Y: c.Max.Y}, {X: mid + w/2, Y: c.Max.Y}, {X: mid + w/2, Y: c.Min.Y}}
 	c.FillPolygon(b.Fill, r)
+	hatch(c, vg.Rectangle{Min: r[0], Max: r[2]}, b.Hatch)
 	if b.Line.Width > 0 {
 		c.StrokeLines(b.Line, append(r, r[0]))
 	}

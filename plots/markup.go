@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	stdfont "golang.org/x/image/font"
+	"golang.org/x/image/font/sfnt"
+	"golang.org/x/image/math/fixed"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
@@ -112,7 +114,7 @@ func (m markup) Box(txt string, fnt font.Font) (width, height, depth vg.Length) 
 	height, depth = ext.Ascent, ext.Descent
 	for _, r := range parse(txt) {
 		f := m.face(fnt, r)
-		width += f.Width(r.s)
+		width += advance(f, r.s)
 		e := f.Extents()
 		off := offset(fnt, r)
 		height = vg.Length(math.Max(float64(height), float64(e.Ascent+off)))
@@ -150,7 +152,7 @@ func (m markup) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 		for _, r := range runs {
 			f := m.face(sty.Font, r)
 			c.FillString(f, vg.Point{X: x, Y: y + offset(sty.Font, r)}, r.s)
-			x += f.Width(r.s)
+			x += advance(f, r.s)
 		}
 	}
 	if sty.Rotation != 0 {
@@ -290,4 +292,24 @@ func underlying(c vg.Canvas) vg.Canvas {
 			return c
 		}
 	}
+}
+
+// advance is the width of s set in f without kerning, as the PDF writer
+// sets it (fpdf places glyphs by their advances) and so the SVG's outlines
+// (package outline): the layout, the PDF and the SVG agree.
+func advance(f font.Face, s string) vg.Length {
+	var buf sfnt.Buffer
+	upem := fixed.Int26_6(f.Face.UnitsPerEm())
+	w := 0
+	for _, r := range s {
+		idx, err := f.Face.GlyphIndex(&buf, r)
+		if err != nil {
+			continue
+		}
+		a, err := f.Face.GlyphAdvance(&buf, idx, upem, 0)
+		if err == nil {
+			w += int(a)
+		}
+	}
+	return f.Font.Size * vg.Length(w) / vg.Length(upem)
 }

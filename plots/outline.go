@@ -23,7 +23,7 @@ type outlineSVG struct {
 }
 
 // FillString draws str's glyphs as filled paths, the baseline's left end
-// at p, advancing and kerning as font.Face.Width measures.
+// at p, each glyph advancing by its advance width, as the PDF sets text.
 func (c *outlineSVG) FillString(f font.Face, p vg.Point, str string) {
 	path, err := outline.Path(&c.buf, f, p, str)
 	if err != nil {

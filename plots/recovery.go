@@ -315,7 +315,7 @@ func QueriesVsWidth(in Queries, st Style) (Figure, error) {
 	}
 	p := st.newPlot("token width *d*", fmt.Sprintf("queries (*H* = %d)", in.H))
 	f := single("recovery-queries", fmt.Sprintf("Queries against d for H = %d: paper, economy and the information bound", in.H), p, st)
-	f.data().Columns = []string{"d", "paper", "economy", "information_bound"}
+	f.data().Columns = []string{"width d (count)", "paper (queries)", "economy (queries)", "information bound (queries)"}
 	var paper, economy, bound plotter.XYs
 	for d := 1; d <= in.MaxD; d++ {
 		a, b, c := recovery.PaperQueries(in.H, d), recovery.EconomyQueries(in.H, d), recovery.InformationBound(in.H, d)

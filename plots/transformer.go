@@ -178,12 +178,14 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 		case transformer.KinkFound:
 			c, label := grey, ""
 			unit := ""
+			dash := dashes[1]
 			if m.Unit >= 0 {
+				dash = poleDashes[(m.Unit+1)%len(poleDashes)]
 				c = Palette[palette.UnitHead(m.Unit)]
 				label = fmt.Sprintf("unit %d", m.Unit+1)
 				unit = fmt.Sprint(m.Unit + 1)
 			}
-			v := &vline{X: th, Line: draw.LineStyle{Color: c, Width: vg.Points(dataWidth), Dashes: dashes[1]}}
+			v := &vline{X: th, Line: draw.LineStyle{Color: c, Width: vg.Points(dataWidth), Dashes: dash}}
 			p.Add(v)
 			if m.Unit >= 0 {
 				f.legend(label+" at *t* = "+num(m.T, 3), v)
@@ -269,7 +271,7 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 			xys = append(xys, plotter.XY{X: hd.V.AtVec(i), Y: got.V.AtVec(i)})
 			f.data().add(fmt.Sprintf("w_%d[%d]", h+1, i+1), "w", h+1, hd.V.AtVec(i), got.V.AtVec(i))
 		}
-		add(xys, fmt.Sprintf("head %d: *W*_{%d}, *w*_{%d}", h+1, h+1, h+1), Palette[h%len(Palette)], draw.BoxGlyph{})
+		add(xys, fmt.Sprintf("head %d: *W*_{%d}, *w*_{%d}", h+1, h+1, h+1), Palette[h%len(Palette)], headGlyphs[h%len(headGlyphs)])
 	}
 	var units plotter.XYs
 	for _, row := range sc.UnitRows() {
@@ -311,3 +313,7 @@ func (g *diagonal) Thumbnail(c *draw.Canvas) {
 	mid := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(g.Line, c.Min.X, mid, c.Max.X, mid)
 }
+
+// headGlyphs are the markers of the heads' parameters in the result figure
+// (the units' are circles), so heads differ in grey as well as in colour.
+var headGlyphs = [...]draw.GlyphDrawer{draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}

@@ -14,8 +14,8 @@ import (
 )
 
 // Path returns the outlines of str set in f with its baseline's left
-// end at p, in canvas coordinates (y up), advancing and kerning as
-// gonum's font.Face.Width measures.
+// end at p, in canvas coordinates (y up), each glyph advancing by its
+// advance width without kerning, as a PDF's text is set.
 func Path(buf *sfnt.Buffer, f font.Face, p vg.Point, str string) (vg.Path, error) {
 	fnt := f.Face
 	upem := fixed.Int26_6(fnt.UnitsPerEm())
@@ -24,16 +24,10 @@ func Path(buf *sfnt.Buffer, f font.Face, p vg.Point, str string) (vg.Path, error
 	scale := float64(f.Font.Size.Points()) / float64(upem)
 	var path vg.Path
 	x := 0.0 // in font units
-	var prev sfnt.GlyphIndex
-	for i, r := range []rune(str) {
+	for _, r := range str {
 		idx, err := fnt.GlyphIndex(buf, r)
 		if err != nil {
 			return nil, fmt.Errorf("outline: glyph of %q: %w", r, err)
-		}
-		if i > 0 {
-			if k, err := fnt.Kern(buf, prev, idx, upem, 0); err == nil {
-				x += float64(k)
-			}
 		}
 		segs, err := fnt.LoadGlyph(buf, idx, upem, nil)
 		if err != nil {
@@ -68,7 +62,6 @@ func Path(buf *sfnt.Buffer, f font.Face, p vg.Point, str string) (vg.Path, error
 			return nil, fmt.Errorf("outline: advance of %q: %w", r, err)
 		}
 		x += float64(adv)
-		prev = idx
 	}
 	return path, nil
 }
