@@ -192,6 +192,7 @@ func (o Options) style() Style {
 		// Modern's widths, close to Computer Modern's, which are wider than
 		// Times's, so that a paper in either has room.
 		st.Font = LatinModern
+		st.tex = true
 	}
 	return st
 }

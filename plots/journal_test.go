@@ -20,8 +20,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
-
-	"headlab/web/link"
 )
 
 // The tests in this file check what a journal's production system checks,
@@ -344,7 +342,8 @@ func TestArticle(t *testing.T) {
 		if i == 1 {
 			wide := o
 			wide.Size = "acm-wide"
-			fw, err := ForLink(mustParse(t, f.Link), wide)
+			sf := StandardSet()[i]
+			fw, err := sf.Build(sf.State, wide)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -382,7 +381,7 @@ func TestArticle(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name+"-pgf.tex"), b, 0o644)
 		fmt.Fprintf(&body, "\\begin{figure}[tbp]\\centering\\input{%s-pgf.tex}\n\\caption{Set by \\LaTeX: %s}\\end{figure}\n", name, TeXLabel(f.Title))
 	}
-	doc := "\\documentclass[twocolumn,10pt]{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{lmodern}\n\\usepackage{graphicx}\n\\usepackage{pgf}\n" +
+	doc := "\\documentclass[twocolumn,10pt]{article}\n\\usepackage{graphicx}\n\\usepackage{pgf}\n" +
 		"\\newcommand{\\lipsum}{The figures of this page were made by headlab's figures command from share links; each is a PDF included at the column width, or PGF code set by this document. }\n" +
 		"\\begin{document}\n\\title{headlab's figures in a two-column article}\\author{}\\date{}\\maketitle\n\\lipsum\n" + body.String() + "\\lipsum\n\\end{document}\n"
 	os.WriteFile(filepath.Join(dir, "article.tex"), []byte(doc), 0o644)
@@ -467,13 +466,4 @@ sys.exit(1 if bad else 0)
 		t.Errorf("python read %q, want %d files", strings.TrimSpace(out), n)
 	}
 	t.Logf("python3 csv: %s", strings.TrimSpace(out))
-}
-
-func mustParse(t *testing.T, fragment string) link.State {
-	t.Helper()
-	s, notes := link.Parse(fragment)
-	if len(notes) > 0 {
-		t.Fatalf("%s: %v", fragment, notes)
-	}
-	return s
 }

@@ -22,6 +22,7 @@ import (
 // has no superscripts, and Liberation Serif lacks ⁹ and ⁻.
 type markup struct {
 	fonts *font.Cache
+	widen float64 // widths are measured × widen (0: 1); see texWiden
 }
 
 var _ text.Handler = markup{}
@@ -119,6 +120,9 @@ func (m markup) Box(txt string, fnt font.Font) (width, height, depth vg.Length) 
 		off := offset(fnt, r)
 		height = vg.Length(math.Max(float64(height), float64(e.Ascent+off)))
 		depth = vg.Length(math.Max(float64(depth), float64(e.Descent-off)))
+	}
+	if m.widen > 0 {
+		width *= vg.Length(m.widen)
 	}
 	return width, height, depth
 }

@@ -36,6 +36,8 @@ type Style struct {
 	Columns int
 	// Font is the typeface (default Liberation Serif).
 	Font Typeface
+	// tex is set for a figure the paper's LaTeX typesets (Format TeX).
+	tex bool
 }
 
 // DefaultStyle returns the paper-ready default: 8 pt Liberation Serif, one
@@ -112,7 +114,18 @@ var (
 )
 
 // handler is the text handler of every label.
-func handler() text.Handler { return markup{fonts: fontCache} }
+func (st Style) handler() text.Handler {
+	m := markup{fonts: fontCache}
+	if st.tex {
+		m.widen = texWiden
+	}
+	return m
+}
+
+// texWiden widens the room labels get in a TeX figure: LaTeX sets small
+// text in Computer Modern's optical sizes (cmr7 for 7 pt), wider than Latin
+// Modern 10 scaled down, which the layout measures.
+const texWiden = 1.12
 
 // fontCache holds the typefaces: gonum's Liberation fonts and Latin Modern
 // Roman (regular and italic, the faces the labels use).
@@ -144,14 +157,14 @@ func (st Style) font(size float64) font.Font {
 }
 
 func (st Style) textStyle(size float64) text.Style {
-	return text.Style{Color: black, Font: st.font(size), Handler: handler(), XAlign: draw.XLeft, YAlign: draw.YBottom}
+	return text.Style{Color: black, Font: st.font(size), Handler: st.handler(), XAlign: draw.XLeft, YAlign: draw.YBottom}
 }
 
 // newPlot returns an empty plot in the house style with the given axis
 // labels.
 func (st Style) newPlot(xlabel, ylabel string) *plot.Plot {
 	p := plot.New()
-	p.TextHandler = handler()
+	p.TextHandler = st.handler()
 	p.BackgroundColor = color.White
 	p.Title.TextStyle = st.textStyle(st.FontSize)
 	p.Title.TextStyle.XAlign = draw.XCenter
