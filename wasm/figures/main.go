@@ -6,16 +6,19 @@
 //
 //	headlabFiguresRender(request) → result
 //
-// where request is {link, format, dpi, size, font, csv} (csv: also return
-// the figure's data) and result is {ok, name, title, link, bytes (a
-// Uint8Array of the file), csv, notices, ms, error}. The figure is
-// plots.ForLink of the parsed link, so its SVG is byte for byte what
+// where request is {link, format, dpi, size, font, typeface} (format svg,
+// pdf, png, tex or csv; size a preset or "4.5in"; font the text size in
+// points; typeface serif or lm, default the link's font key) and result is
+// {ok, name, title, link, bytes (a Uint8Array of the file), file (its name),
+// mime, tables, notices, ms, error}. For csv the file is a zip of the
+// figure's tables (one CSV each, and a README with the link) and tables maps
+// each table's file name to its CSV text. The figure is plots.ForLink of
+// the parsed link, so its SVG is byte for byte what
 // `go run ./plots/cmd/figures -link …` writes. PDF works here because
 // plots writes it through plots/internal/pdfcanvas, which needs no files.
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"syscall/js"
 	"time"
@@ -71,6 +74,7 @@ func handle(req js.Value) (out js.Value) {
 	o.Size = plots.Size(str("size", string(o.Size)))
 	o.DPI = int(num("dpi", float64(o.DPI)))
 	o.FontSize = num("font", o.FontSize)
+	o.Font = plots.Typeface(str("typeface", ""))
 	if err := o.Validate(); err != nil {
 		return failure(err)
 	}
@@ -79,11 +83,30 @@ func handle(req js.Value) (out js.Value) {
 	if err != nil {
 		return failure(err)
 	}
-	b, err := plots.Render(f, o)
+	var b []byte
+	file := "headlab-" + f.Name + "." + string(o.Format)
+	mime := o.Format.MIME()
+	tables := js.Global().Get("Object").New()
+	if o.Format == plots.CSV {
+		b, err = f.CSVZip()
+		file, mime = "headlab-"+f.Name+"-data.zip", "application/zip"
+		if err == nil {
+			var files []plots.File
+			files, err = f.CSVFiles()
+			for _, fl := range files {
+				tables.Set(fl.Name, string(fl.Data))
+			}
+		}
+	} else {
+		b, err = plots.Render(f, o)
+	}
 	if err != nil {
 		return failure(err)
 	}
 	r := js.Global().Get("Object").New()
+	r.Set("file", file)
+	r.Set("mime", mime)
+	r.Set("tables", tables)
 	r.Set("ok", true)
 	r.Set("name", f.Name)
 	r.Set("title", f.Title)
@@ -91,13 +114,6 @@ func handle(req js.Value) (out js.Value) {
 	arr := js.Global().Get("Uint8Array").New(len(b))
 	js.CopyBytesToJS(arr, b)
 	r.Set("bytes", arr)
-	if v := req.Get("csv"); v.Truthy() {
-		var csv bytes.Buffer
-		if err := f.WriteCSV(&csv); err != nil {
-			return failure(err)
-		}
-		r.Set("csv", csv.String())
-	}
 	ns := make([]any, len(notes))
 	for i, n := range notes {
 		ns[i] = n.String()

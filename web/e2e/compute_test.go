@@ -5,7 +5,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -245,23 +247,15 @@ func TestComputeFault(t *testing.T) {
 
 // csvTable returns the rows (header first) of the CSV table named name in
 // a figure's CSV (plots.Figure.WriteCSV: "# name", header, rows).
-func csvTable(t testing.TB, csvText, name string) [][]string {
+func csvTable(t testing.TB, tables map[string]string, name string) [][]string {
 	t.Helper()
-	var lines []string
-	in := false
-	for _, line := range strings.Split(csvText, "\n") {
-		switch {
-		case strings.HasPrefix(line, "# "):
-			in = strings.TrimPrefix(line, "# ") == name
-		case in && line == "":
-			in = false
-		case in:
-			lines = append(lines, line)
-		}
+	text, ok := tables[name+".csv"]
+	if !ok {
+		t.Fatalf("no table %s.csv among the figure's tables %v", name, slices.Sorted(maps.Keys(tables)))
 	}
-	rows, err := csv.NewReader(strings.NewReader(strings.Join(lines, "\n"))).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
 	if err != nil || len(rows) == 0 {
-		t.Fatalf("no table %q in the CSV (%v):\n%s", name, err, shorten(csvText, 2000))
+		t.Fatalf("table %s does not parse (%v):\n%s", name, err, shorten(text, 2000))
 	}
 	return rows
 }
@@ -299,26 +293,31 @@ func TestSweepFigureIsTheCanvas(t *testing.T) {
 	if err := json.Unmarshal(eval[json.RawMessage](tb, "headlab.facts()"), &f); err != nil {
 		t.Fatal(err)
 	}
-	csv := eval[string](tb, "headlabFigures.csv()")
+	tables := eval[map[string]string](tb, "headlabFigures.csv()")
+	// The tidy tables: the medians with the runs each is the median of
+	// (resolved, all), and every run's error, number for number.
 	check := func(table string, xs []string, med []*float64, errs [][]*float64) {
-		rows := csvTable(t, csv, table)
+		rows := csvTable(t, tables, table+"-median")
+		runs := csvTable(t, tables, table+"-runs")
 		if len(rows) != len(xs)+1 {
 			t.Fatalf("%s: %d rows for %d points:\n%v", table, len(rows)-1, len(xs), rows)
 		}
+		var wantRuns [][]string
 		for i, x := range xs {
-			row := rows[i+1]
-			unresolved := 0
-			want := []string{x, cell(med[i]), ""}
-			for _, e := range errs[i] {
-				want = append(want, cell(e))
-				if e == nil {
-					unresolved++
+			resolved := 0
+			for k, e := range errs[i] {
+				wantRuns = append(wantRuns, []string{x, "paper", strconv.Itoa(k + 1), cell(e)})
+				if e != nil {
+					resolved++
 				}
 			}
-			want[2] = strconv.Itoa(unresolved)
-			if !reflect.DeepEqual(row, want) {
-				t.Errorf("%s row %d: CSV %v, canvas %v", table, i+1, row, want)
+			want := []string{x, "paper", cell(med[i]), strconv.Itoa(resolved), strconv.Itoa(len(errs[i]))}
+			if !reflect.DeepEqual(rows[i+1], want) {
+				t.Errorf("%s row %d: CSV %v, canvas %v", table, i+1, rows[i+1], want)
 			}
+		}
+		if !reflect.DeepEqual(runs[1:], wantRuns) {
+			t.Errorf("%s: the runs' table differs from the canvas's runs:\nCSV    %v\ncanvas %v", table, runs[1:], wantRuns)
 		}
 	}
 	var eps, hs []string
@@ -338,10 +337,10 @@ func TestSweepFigureIsTheCanvas(t *testing.T) {
 	eval[json.RawMessage](tb, `headlab.open("#v=1&scene=atoms&d=3&H=3&m=3&keys=random&seed=9002")`)
 	tb.pollFor("the atoms scene", `headlab.facts().scene === "atoms" && location.hash === headlab.link()`)
 	merged := eval[int](tb, "headlab.facts().general.merged")
-	rows := csvTable(t, eval[string](tb, "headlabFigures.csv()"), "atom-explosion")
+	rows := csvTable(t, eval[map[string]string](tb, "headlabFigures.csv()"), "atom-explosion")
 	col := -1
 	for i, c := range rows[0] {
-		if c == "measured_random" {
+		if c == "measured atoms, random keys (count)" {
 			col = i
 		}
 	}

@@ -78,7 +78,7 @@ func TestFigures(t *testing.T) {
 		t.Run(strings.TrimPrefix(lnk, "#v=1&"), func(t *testing.T) {
 			tb := tb.in(t)
 			eval[any](tb, "headlab.open("+jsString(lnk)+"), null")
-			for _, format := range []plots.Format{plots.SVG, plots.PDF, plots.PNG} {
+			for _, format := range []plots.Format{plots.SVG, plots.PDF, plots.PNG, plots.TeX, plots.CSV} {
 				opts := `{dpi: 150, size: "two"}`
 				got := figureIn(tb, string(format), opts)
 				s, _ := link.Parse(got.Link)
@@ -87,20 +87,25 @@ func TestFigures(t *testing.T) {
 				if err != nil {
 					t.Fatalf("native %s: %v", format, err)
 				}
-				want, err := plots.Render(f, o)
+				var want []byte
+				if format == plots.CSV {
+					want, err = f.CSVZip()
+				} else {
+					want, err = plots.Render(f, o)
+				}
 				if err != nil {
 					t.Fatalf("native %s: %v", format, err)
 				}
 				var b []byte
-				if format == plots.SVG {
+				if format == plots.SVG || format == plots.TeX {
 					b = []byte(got.Text)
 				} else if b, err = base64.StdEncoding.DecodeString(got.Base64); err != nil {
 					t.Fatalf("%s: %v", format, err)
 				}
 				switch format {
-				case plots.SVG:
+				case plots.SVG, plots.TeX, plots.CSV:
 					if !bytes.Equal(b, want) {
-						t.Errorf("the page's SVG (%d bytes) differs from the command line's (%d bytes) for %s at byte %d", len(b), len(want), got.Link, firstDiff(b, want))
+						t.Errorf("the page's %s (%d bytes) differs from the command line's (%d bytes) for %s at byte %d", format, len(b), len(want), got.Link, firstDiff(b, want))
 					}
 				case plots.PDF:
 					if !bytes.HasPrefix(b, []byte("%PDF-")) {
@@ -127,28 +132,68 @@ func TestFigures(t *testing.T) {
 	t.Run("bad-format", func(t *testing.T) {
 		tb := tb.in(t)
 		msg := eval[string](tb, `headlab.figure("gif").then(() => "", (e) => String(e.message))`)
-		if !strings.Contains(msg, "not svg, pdf or png") {
+		if !strings.Contains(msg, "not svg, pdf, png, tex or csv") {
 			t.Errorf("headlab.figure(\"gif\") gave %q", msg)
 		}
 	})
 	t.Run("export-panel", func(t *testing.T) {
+		// Each format from the panel's Download button: the file's media
+		// type, and the link inside it.
 		tb := tb.in(t)
-		status := eval[string](tb, `(async () => {
-			document.querySelector("#export details").open = true;
-			const f = document.getElementById("export-format");
-			f.value = "pdf"; f.dispatchEvent(new Event("change"));
-			document.getElementById("export-download").click();
-			for (let i = 0; i < 200; i++) {
-				const s = document.getElementById("export-status").textContent;
-				if (s.startsWith("Saved") || (!s.endsWith("…") && s !== "")) return s;
-				await new Promise((r) => setTimeout(r, 50));
+		const lnk = "#v=1&scene=attention&H=2&d=2&seed=5&N=5"
+		eval[any](tb, "headlab.open("+jsString(lnk)+"), null")
+		wantLink := eval[string](tb, "headlab.link()")
+		for _, format := range plots.Formats {
+			got := eval[exported](tb, `(async () => {
+				const saved = [];
+				const orig = URL.createObjectURL;
+				URL.createObjectURL = (b) => { saved.push(b); return orig.call(URL, b); };
+				try {
+					document.querySelector("#export details").open = true;
+					const f = document.getElementById("export-format");
+					f.value = `+jsString(string(format))+`; f.dispatchEvent(new Event("change"));
+					document.getElementById("export-status").textContent = "";
+					document.getElementById("export-download").click();
+					for (let i = 0; i < 400 && saved.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+					const status = document.getElementById("export-status").textContent;
+					if (saved.length === 0) return {status};
+					const v = new Uint8Array(await saved[0].arrayBuffer());
+					let s = "";
+					for (let i = 0; i < v.length; i += 0x8000) s += String.fromCharCode.apply(null, v.subarray(i, i + 0x8000));
+					return {status, type: saved[0].type, base64: btoa(s)};
+				} finally {
+					URL.createObjectURL = orig;
+				}
+			})()`)
+			b, err := base64.StdEncoding.DecodeString(got.Base64)
+			if err != nil || len(b) == 0 {
+				t.Errorf("%s: nothing downloaded (status %q)", format, got.Status)
+				continue
 			}
-			return document.getElementById("export-status").textContent;
-		})()`)
-		if !strings.HasPrefix(status, "Saved headlab-") || !strings.Contains(status, ".pdf") {
-			t.Errorf("export panel status %q", status)
+			wantType := format.MIME()
+			if format == plots.CSV {
+				wantType = "application/zip"
+			}
+			if got.Type != wantType {
+				t.Errorf("%s: downloaded as %q, want %q", format, got.Type, wantType)
+			}
+			if !containsLink(b, format, wantLink) {
+				t.Errorf("%s: the download (%d bytes) does not carry the link %s", format, len(b), wantLink)
+			}
 		}
 		noProblemsBut(tb, "export panel", "favicon.ico")
+	})
+	t.Run("presets", func(t *testing.T) {
+		// The page's size presets are plots.Presets, in its order.
+		tb := tb.in(t)
+		got := eval[[]string](tb, `headlabFigures.presets.map((p) => p.name + ": " + p.doc)`)
+		var want []string
+		for _, p := range plots.Presets() {
+			want = append(want, string(p.Name)+": "+p.Doc)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("the page's presets\n%q\nplots.Presets\n%q", got, want)
+		}
 	})
 	t.Run("timing", func(t *testing.T) {
 		// Warm: the worker is running. Medians of 3, the page's figure of the
@@ -178,6 +223,30 @@ func TestFigures(t *testing.T) {
 			t.Logf("%s (one column, PNG at 300 dpi): native %.1f ms; in the worker %.1f ms (%.1f× native); page round trip %.1f ms (%.1f×)", format, n, w, w/n, r, r/n)
 		}
 	})
+}
+
+// exported is a file the Export panel downloaded.
+type exported struct {
+	Status string `json:"status"`
+	Type   string `json:"type"`
+	Base64 string `json:"base64"`
+}
+
+// containsLink reports whether a file carries the link: as text (SVG, TeX,
+// the PNG's iTXt, the zip's comment and README) or, in a PDF's document
+// information, as UTF-16 (fpdf writes Unicode strings so).
+func containsLink(b []byte, format plots.Format, lnk string) bool {
+	if bytes.Contains(b, []byte(lnk)) || bytes.Contains(b, []byte(strings.ReplaceAll(lnk, "&", "&amp;"))) {
+		return true
+	}
+	if format == plots.PDF {
+		var u []byte
+		for _, r := range lnk {
+			u = append(u, byte(r>>8), byte(r))
+		}
+		return bytes.Contains(b, u)
+	}
+	return false
 }
 
 // noProblemsBut is tab.noProblems ignoring problems that mention skip.

@@ -4,11 +4,14 @@
 // use only, so the page's first load does not fetch it.
 //
 // headlabFigures.figure(fmt, opts) returns a Promise of the current view's
-// figure: a string for "svg" (the SVG text, byte for byte what
-// `go run ./plots/cmd/figures -link LINK` writes), a Uint8Array for "pdf"
-// and "png". opts may set dpi (150, 300, 600), size ("one" | "two" columns),
-// font (points) and link (default: the page's current link).
-// headlabFigures.csv(opts) returns a Promise of the figure's data as CSV.
+// figure: a string for "svg" and "tex" (the text, byte for byte what
+// `go run ./plots/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
+// "png" and "csv" (a zip of the figure's tables, one CSV each). opts may set
+// dpi (150, 300, 600), size (a preset of PRESETS or a width such as
+// "4.5in"), font (points), typeface ("serif" | "lm"; default the link's font
+// key) and link (default: the page's current link).
+// headlabFigures.csv(opts) returns a Promise of the figure's tables, an
+// object mapping each file name (NAME-TABLE.csv) to its CSV text.
 // headlabFigures.last holds the timings of the last figure: ms inside Go,
 // workerMs in the worker, roundMs for the whole round trip.
 "use strict";
@@ -51,13 +54,29 @@
     return hl && typeof hl.link === "function" ? hl.link() : location.hash;
   }
 
-  const FORMATS = ["svg", "pdf", "png"];
+  const FORMATS = ["svg", "pdf", "png", "tex", "csv"];
+  // The width presets, as plots.Presets lists them (a browser test keeps
+  // the two equal).
+  const PRESETS = [
+    ["one", "one column, 3.25 in"],
+    ["two", "two columns, 6.75 in"],
+    ["acm", "ACM acmart, column: 3.33 in"],
+    ["acm-wide", "ACM acmart, text width: 7.0 in"],
+    ["ieee", "IEEEtran, column: 3.5 in"],
+    ["ieee-wide", "IEEEtran, text width: 7.16 in"],
+    ["icml", "ICML, column: 3.25 in"],
+    ["icml-wide", "ICML, text width: 6.75 in"],
+    ["neurips", "NeurIPS and ICLR, text width: 5.5 in"],
+    ["neurips-half", "NeurIPS and ICLR, half width: 2.7 in"],
+    ["lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)"],
+    ["lncs-half", "Springer LNCS, half width: 2.35 in"],
+  ];
 
   function build(fmt, opts) {
     opts = opts || {};
     const format = String(fmt || "svg").toLowerCase();
     if (!FORMATS.includes(format)) {
-      return Promise.reject(new Error("headlab: figure format " + JSON.stringify(String(fmt).slice(0, 16)) + " is not svg, pdf or png"));
+      return Promise.reject(new Error("headlab: figure format " + JSON.stringify(String(fmt).slice(0, 16)) + " is not svg, pdf, png, tex or csv"));
     }
     const req = {
       link: String(opts.link || currentLink()),
@@ -65,7 +84,7 @@
       dpi: Number(opts.dpi || 300),
       size: String(opts.size || "one"),
       font: Number(opts.font || 8),
-      csv: !!opts.csv,
+      typeface: String(opts.typeface || ""),
     };
     const t0 = performance.now();
     return request(req).then((r) => {
@@ -77,18 +96,21 @@
   const api = {
     last: null,
     started: () => worker !== null,
+    presets: PRESETS.map(([name, doc]) => ({ name, doc })),
     figure(fmt, opts) {
-      return build(fmt, opts).then((r) => (r.bytes && String(fmt).toLowerCase() === "svg" ? new TextDecoder().decode(r.bytes) : r.bytes));
+      const text = ["svg", "tex"].includes(String(fmt).toLowerCase());
+      return build(fmt, opts).then((r) => (r.bytes && text ? new TextDecoder().decode(r.bytes) : r.bytes));
     },
     csv(opts) {
-      return build("svg", Object.assign({}, opts, { csv: true })).then((r) => r.csv);
+      return build("csv", opts).then((r) => Object.assign({}, r.tables));
     },
-    // file(fmt, opts) resolves with {name, blob} ready to download.
+    // file(fmt, opts) resolves with {name, blob} ready to download (the
+    // type is the format's media type: image/svg+xml, application/pdf,
+    // image/png, application/x-tex, application/zip for the data).
     file(fmt, opts) {
-      return build(fmt, opts).then((r) => ({ name: "headlab-" + r.name + "." + fmt, blob: new Blob([r.bytes], { type: MIME[fmt] }) }));
+      return build(fmt, opts).then((r) => ({ name: r.file, blob: new Blob([r.bytes], { type: r.mime }) }));
     },
   };
-  const MIME = { svg: "image/svg+xml", pdf: "application/pdf", png: "image/png", csv: "text/csv" };
   window.headlabFigures = api;
 
   // ---- the Export panel ----
@@ -113,14 +135,19 @@
     const format = el("select", { id: "export-format", name: "format" },
       el("option", { value: "svg", textContent: "SVG" }),
       el("option", { value: "pdf", textContent: "PDF" }),
-      el("option", { value: "png", textContent: "PNG" }));
+      el("option", { value: "png", textContent: "PNG" }),
+      el("option", { value: "tex", textContent: "TeX (PGF, set by your LaTeX)" }),
+      el("option", { value: "csv", textContent: "Data (CSV tables, zip)" }));
     const dpi = el("select", { id: "export-dpi", name: "dpi", disabled: true },
       el("option", { value: "150", textContent: "150 dpi" }),
       el("option", { value: "300", textContent: "300 dpi", selected: true }),
       el("option", { value: "600", textContent: "600 dpi" }));
     const size = el("select", { id: "export-size", name: "size" },
-      el("option", { value: "one", textContent: "one column (3.25 in)" }),
-      el("option", { value: "two", textContent: "two columns (6.75 in)" }));
+      ...PRESETS.map(([value, doc]) => el("option", { value, textContent: doc })));
+    const typeface = el("select", { id: "export-typeface", name: "typeface" },
+      el("option", { value: "", textContent: "as the link says" }),
+      el("option", { value: "serif", textContent: "Liberation Serif (Times)" }),
+      el("option", { value: "lm", textContent: "Latin Modern (LaTeX)" }));
     const font = el("input", { id: "export-font", name: "font", type: "number", min: "5", max: "14", step: "0.5", value: "8" });
     const go = el("button", { type: "button", id: "export-download", textContent: "Download" });
     const data = el("button", { type: "button", id: "export-csv", textContent: "Data (CSV)" });
@@ -133,6 +160,7 @@
         el("label", {}, "Format ", format),
         el("label", {}, "Resolution ", dpi),
         el("label", {}, "Size ", size),
+        el("label", {}, "Typeface ", typeface),
         el("label", {}, "Text (pt) ", font)),
       el("div", { className: "export-actions" }, go, data),
       status);
@@ -141,7 +169,7 @@
     // quick; the page's start-up never fetches it.
     details.addEventListener("toggle", () => { if (details.open) start(); });
     format.addEventListener("change", () => { dpi.disabled = format.value !== "png"; });
-    const opts = () => ({ dpi: Number(dpi.value), size: size.value, font: Number(font.value) || 8 });
+    const opts = () => ({ dpi: Number(dpi.value), size: size.value, font: Number(font.value) || 8, typeface: typeface.value });
     const busy = (on, msg) => {
       go.disabled = data.disabled = on;
       status.textContent = msg;
@@ -156,10 +184,9 @@
     });
     data.addEventListener("click", () => {
       busy(true, "Collecting the data…");
-      build("svg", Object.assign(opts(), { csv: true })).then((r) => {
-        const name = "headlab-" + r.name + ".csv";
-        download(name, new Blob([r.csv], { type: MIME.csv }));
-        busy(false, "Saved " + name + ".");
+      api.file("csv", opts()).then((f) => {
+        download(f.name, f.blob);
+        busy(false, "Saved " + f.name + ": one CSV file per table, and a README with the link.");
       }, (err) => busy(false, String(err.message || err)));
     });
   }
