@@ -27,7 +27,8 @@ usage: ./build.sh COMMAND [flags]
   bench              benchmarks, natively and under GOOS=js, with the ratio
   dist [DIR]         a self-contained static folder (default dist/) for any static host,
                      the same bytes build/site serves
-  figures            regenerate the README figures in plots/figures (SVG, PNG)
+  figures            regenerate the README figures in plots/figures (SVG, PDF, PNG)
+                     and the test article's page (plots/FIGURES.md)
   screenshots        regenerate the landing's previews (web/static/previews) and
                      the README screenshots (web/screenshots)
 USAGE
@@ -71,6 +72,19 @@ need_axe() {
 }
 
 need_qemu() { command -v qemu-aarch64 >/dev/null 2>&1 || apt_install qemu-user; }
+
+# need_figure_tools installs what a journal's production system checks a
+# figure with (plots/FIGURES.md): pdflatex with pgf, poppler's pdffonts,
+# pdfimages and pdftoppm, librsvg's rsvg-convert, and Python's csv.
+need_figure_tools() {
+  local missing=()
+  command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base)
+  kpsewhich pgf.sty >/dev/null 2>&1 || missing+=(texlive-pictures)
+  command -v pdffonts >/dev/null 2>&1 || missing+=(poppler-utils)
+  command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+}
 
 need_chromium() {
   if [ -z "${HEADLAB_CHROME:-}" ]; then
@@ -124,6 +138,7 @@ test_all() {
   need_qemu
   need_chromium
   need_axe
+  need_figure_tools
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
@@ -134,9 +149,9 @@ test_all() {
   unformatted=$(find numerics plots wasm web -name '*.go' -not -path '*/testdata/*' -exec gofmt -l {} + 2>/dev/null || true)
   [ -z "$unformatted" ] || die "gofmt would change: $unformatted"
   build
-  say "native tests"
+  say "native tests (the figure tests with pdflatex, poppler, librsvg and python3: HEADLAB_FIGURE_TOOLS=1)"
   # shellcheck disable=SC2046 # the package list is one word per package
-  "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
+  HEADLAB_FIGURE_TOOLS=1 "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
   say "numerics, link, scene and ebiten-patch tests under GOOS=js GOARCH=wasm (node $(node --version))"
   GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/... ./wasm/ebitenpatch/internal/atlas
   # The golden digests hold every package's numbers bit for bit; they must
@@ -182,8 +197,12 @@ screenshots() {
 
 figures() {
   need_go
+  need_figure_tools
   say "rendering the standard figures into plots/figures"
   "$GO" run ./plots/cmd/figures -all plots/figures
+  say "the two-column test article's second page into plots/figures/article.png"
+  HEADLAB_FIGURE_TOOLS=1 HEADLAB_ARTICLE_OUT="$ROOT/plots/figures" "$GO" test -count=1 -run '^TestArticle$' ./plots
+  rm -f plots/figures/article.pdf
 }
 
 dist() {

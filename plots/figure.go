@@ -213,6 +213,10 @@ type Figure struct {
 	// 0.62); MaxPanelHeight caps it (default 2.3 in).
 	Aspect         float64
 	MaxPanelHeight vg.Length
+	// Square keeps a one-panel figure's data area square at every width
+	// (a scatter of recovered against true values, whose diagonal must
+	// stay at 45°): the panel is narrowed and centred.
+	Square bool
 	// Link is the share link the figure was made from, written into the
 	// file; empty when it was built from data alone.
 	Link string
@@ -411,6 +415,13 @@ func drawFigure(c vg.CanvasSizer, f Figure) (err error) {
 			strip.Max.Y = top
 			strip.Min.Y = top - lh
 			drawLegend(strip, p.Legend, f.Style)
+		}
+		if f.Square && cols == 1 && plots[0] != nil {
+			da := plots[0].DataCanvas(row)
+			if dw, dh := da.Max.X-da.Min.X, da.Max.Y-da.Min.Y; dw > dh {
+				row.Min.X += (dw - dh) / 2
+				row.Max.X -= (dw - dh) / 2
+			}
 		}
 		cs := plot.Align([][]*plot.Plot{plots}, draw.Tiles{Rows: 1, Cols: cols, PadX: f.gap()}, row)
 		for i, p := range plots {

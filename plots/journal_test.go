@@ -324,7 +324,8 @@ func TestPDFFontsAndImages(t *testing.T) {
 // would — every figure as PDF at \columnwidth, one at \textwidth, three as
 // TeX (PGF) — and requires pdflatex to take it without a single warning.
 // With HEADLAB_ARTICLE_OUT set, the article's PDF and its pages as PNG go
-// there (./build.sh figures: the picture in plots/FIGURES.md).
+// there, its second page as article.png (./build.sh figures: the picture
+// in plots/FIGURES.md).
 func TestArticle(t *testing.T) {
 	needTools(t, "pdflatex", "pdftoppm")
 	dir := t.TempDir()
@@ -404,7 +405,7 @@ func TestArticle(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dst, "article.pdf"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runTool(t, dst, nil, "pdftoppm", "-r", "80", "-png", "-f", "1", "-l", "1", "-singlefile", filepath.Join(dst, "article.pdf"), filepath.Join(dst, "article"))
+		runTool(t, dst, nil, "pdftoppm", "-r", "80", "-png", "-f", "2", "-l", "2", "-singlefile", filepath.Join(dst, "article.pdf"), filepath.Join(dst, "article"))
 	}
 }
 

@@ -296,7 +296,7 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	p.X.Tick.Marker = numTicks{}
 	p.Y.Tick.Marker = numTicks{}
-	f.Aspect = 0.8
+	f.Aspect, f.Square = 0.8, true
 	return f, nil
 }
 
