@@ -62,6 +62,14 @@ func (f *Figure) table(what string, columns ...string) *Table {
 	return t
 }
 
+// rename renames the figure and its tables.
+func (f *Figure) rename(name string) {
+	for _, t := range f.Data {
+		t.Name = name + strings.TrimPrefix(t.Name, f.Name)
+	}
+	f.Name = name
+}
+
 // WriteCSV writes the table as CSV (RFC 4180): the header row, then the
 // rows; nothing else, so any CSV reader takes it as it is.
 func (t Table) WriteCSV(w io.Writer) error {

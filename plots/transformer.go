@@ -67,7 +67,7 @@ func TransformerFigure(sc *replay.Transformer, view string, st Style) (Figure, e
 	if err != nil {
 		return Figure{}, err
 	}
-	f.Name = "transformer-heads"
+	f.rename("transformer-heads")
 	f.Title = fmt.Sprintf("Transformer step %d of %d, phase A: rational function %s of the odd part *F*(*X*) − *F*(−*X*)", sc.Step(), sc.Steps(), labelName(in.Name))
 	return f, nil
 }
