@@ -245,8 +245,9 @@ func TestComputeFault(t *testing.T) {
 	t.Logf("console: %v", tb.takeProblems())
 }
 
-// csvTable returns the rows (header first) of the CSV table named name in
-// a figure's CSV (plots.Figure.WriteCSV: "# name", header, rows).
+// csvTable returns the rows (header first) of the table named name among a
+// figure's tables (headlabFigures.csv(): file name → CSV text, one tidy
+// table each).
 func csvTable(t testing.TB, tables map[string]string, name string) [][]string {
 	t.Helper()
 	text, ok := tables[name+".csv"]
