@@ -136,8 +136,8 @@
       el("option", { value: "svg", textContent: "SVG" }),
       el("option", { value: "pdf", textContent: "PDF" }),
       el("option", { value: "png", textContent: "PNG" }),
-      el("option", { value: "tex", textContent: "TeX (PGF, set by your LaTeX)" }),
-      el("option", { value: "csv", textContent: "Data (CSV tables, zip)" }));
+      el("option", { value: "tex", textContent: "TeX (PGF)", title: "PGF code for \\input: your LaTeX sets the labels" }),
+      el("option", { value: "csv", textContent: "CSV (zip)", title: "the data: one CSV file per table, in a zip" }));
     const dpi = el("select", { id: "export-dpi", name: "dpi", disabled: true },
       el("option", { value: "150", textContent: "150 dpi" }),
       el("option", { value: "300", textContent: "300 dpi", selected: true }),
