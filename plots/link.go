@@ -22,9 +22,12 @@ import (
 //     against d (QueriesVsWidth);
 //   - transformer: the scene's view at its step (TransformerFigure).
 //
-// The state must be valid (link.Parse only returns valid states); the
-// options choose the style (size preset and font size) and are checked.
-func ForLink(s link.State, o Options) (Figure, error) {
+// The figure draws runs, the experiments Needs(s) names as
+// experiment.RunFigure made them (the canvas's compute worker runs the
+// same), and computes none of its own. The state must be valid (link.Parse
+// only returns valid states); the options choose the style (size preset
+// and font size) and are checked.
+func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error) {
 	if err := o.Validate(); err != nil {
 		return Figure{}, err
 	}
@@ -35,19 +38,19 @@ func ForLink(s link.State, o Options) (Figure, error) {
 	case "attention":
 		f, err = attentionFigure(s, st)
 	case "atoms":
-		f, err = atomsFigure(s, st)
+		f, err = atomsFigure(s, runs, st)
 	case "recovery":
 		switch s.View {
 		case "sweep":
-			f, err = sweepFigure(s, st)
+			f, err = sweepFigure(s, runs, st)
 		case "modes":
 			f, err = queriesFigure(s, st)
 		default:
-			f, err = rfFigure(s, st)
+			f, err = rfFigure(s, runs, st)
 		}
 	case "transformer":
 		var tr *replay.Transformer
-		if tr, s, err = TransformerReplay(s); err == nil {
+		if tr, s, err = TransformerReplay(s, runs); err == nil {
 			f, err = TransformerFigure(tr, s.View, st)
 		}
 	default:
@@ -60,6 +63,30 @@ func ForLink(s link.State, o Options) (Figure, error) {
 	return f, nil
 }
 
+// Needs returns the experiments the figure of a state draws, for
+// experiment.RunFigure: a recovery run (the recovery scene's steps and
+// result views), the noise sweep (its sweep view), a transformer run, or
+// general fusion's merged counts (the atoms scene).
+func Needs(s link.State) experiment.Figure {
+	switch s.Scene {
+	case "atoms":
+		return experiment.Figure{Merged: &experiment.Merged{M: s.M, MaxH: min(explosionHeads(s), 12), Seed: s.Seed}}
+	case "recovery":
+		r := s.Recovery()
+		switch s.View {
+		case "sweep":
+			return experiment.Figure{Sweep: &r}
+		case "modes":
+			return experiment.Figure{}
+		}
+		return experiment.Figure{Recovery: &r}
+	case "transformer":
+		t := s.Transformer()
+		return experiment.Figure{Transformer: &t}
+	}
+	return experiment.Figure{}
+}
+
 func attentionFigure(s link.State, st Style) (Figure, error) {
 	if err := s.Validate(); err != nil {
 		return Figure{}, fmt.Errorf("plots: %w", err)
@@ -67,24 +94,19 @@ func attentionFigure(s link.State, st Style) (Figure, error) {
 	return Weights(s.Layer().Details(s.Sequence()), st)
 }
 
+// explosionHeads is the last H of a state's explosion curve: 24, further
+// when d is larger.
+func explosionHeads(s link.State) int { return min(max(24, s.D+4), MaxExplosionHeads) }
+
 // ExplosionFor returns the explosion curve's input for a state: up to
-// H = 24 heads (further when d is larger), m atoms per head, the merged
-// counts measured with the state's seed.
-func ExplosionFor(s link.State) (Explosion, error) {
-	maxH := min(max(24, s.D+4), MaxExplosionHeads)
-	shared, random, err := MeasureMerged(s.M, min(maxH, 12), s.Seed)
-	if err != nil {
-		return Explosion{}, err
-	}
-	return Explosion{MaxH: maxH, Current: s.D, M: s.M, MergedShared: shared, MergedRandom: random}, nil
+// explosionHeads heads, m atoms per head, and the merged counts of runs
+// (experiment.MergedCounts with the state's seed, as Needs asks).
+func ExplosionFor(s link.State, runs experiment.FigureRuns) Explosion {
+	return Explosion{MaxH: explosionHeads(s), Current: s.D, M: s.M, MergedShared: runs.Shared, MergedRandom: runs.Random}
 }
 
-func atomsFigure(s link.State, st Style) (Figure, error) {
-	in, err := ExplosionFor(s)
-	if err != nil {
-		return Figure{}, err
-	}
-	a, err := ExplosionCurve(in, st)
+func atomsFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	a, err := ExplosionCurve(ExplosionFor(s, runs), st)
 	if err != nil {
 		return Figure{}, err
 	}
@@ -99,19 +121,11 @@ func atomsFigure(s link.State, st Style) (Figure, error) {
 	return Grid("atoms", fmt.Sprintf("Atom explosion and the mass of the fused W_%d head by |S|", s.D), cols, a, b)
 }
 
-// learn runs recovery on a state's true layer as the page does
-// (experiment.Learn). A run that cannot be resolved still returns its trace
-// (see recovery.Learn) together with the error.
-func learn(s link.State) (recovery.Result, error) {
-	run, err := experiment.Learn(experiment.Context{}, s.Recovery())
-	if err != nil {
-		return recovery.Result{}, err
+func rfFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	if runs.Recovery == nil {
+		return Figure{}, errors.New("plots: the recovery figure needs the recovery run (Needs)")
 	}
-	return run.Result, run.Err
-}
-
-func rfFigure(s link.State, st Style) (Figure, error) {
-	r, err := learn(s)
+	r, err := runs.Recovery.Result, runs.Recovery.Err
 	var rerr *recovery.Error
 	if err != nil && !errors.As(err, &rerr) {
 		return Figure{}, fmt.Errorf("plots: recovery: %w", err)
@@ -133,20 +147,6 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	}
 	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), in.Name)
 	return f, nil
-}
-
-// RunSweep runs the noise sweep the state sets up, the one the page's
-// canvas shows (experiment.Sweep: its ε range, seeds, mode and scan over
-// H are defined there); a sweep the page refuses is an error here too.
-func RunSweep(s link.State) (experiment.SweepState, error) {
-	st, err := experiment.Sweep(experiment.Context{}, s.Recovery())
-	if err != nil {
-		return experiment.SweepState{}, fmt.Errorf("plots: %w", err)
-	}
-	if st.Refused != "" {
-		return experiment.SweepState{}, fmt.Errorf("plots: %s", st.Refused)
-	}
-	return st, nil
 }
 
 // NoiseSweep is the ε part of a noise sweep as a figure's input: the
@@ -173,11 +173,11 @@ func sweepOf(ps []experiment.SweepPoint, mode string, sw Sweep) Sweep {
 	return sw
 }
 
-func sweepFigure(s link.State, st Style) (Figure, error) {
-	sw, err := RunSweep(s)
-	if err != nil {
-		return Figure{}, err
+func sweepFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	if runs.Sweep == nil {
+		return Figure{}, errors.New("plots: the sweep figure needs the noise sweep (Needs)")
 	}
+	sw := *runs.Sweep
 	fa, err := ErrorVsNoise(NoiseSweep(sw, s), st)
 	if err != nil {
 		return Figure{}, err

@@ -302,3 +302,31 @@ func showJob(j Job) string {
 	}
 	return s
 }
+
+func TestMergedCounts(t *testing.T) {
+	shared, random, err := MergedCounts(3, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shared keys merge to multisets C(m+H−1, H); random keys do not merge.
+	binom := func(n, k int) int {
+		r := 1
+		for i := 1; i <= k; i++ {
+			r = r * (n - k + i) / i
+		}
+		return r
+	}
+	for i, n := range shared {
+		if H := i + 1; n != binom(3+H-1, H) {
+			t.Errorf("shared keys, H = %d: %d atoms, want %d", H, n, binom(3+H-1, H))
+		}
+	}
+	for i, n := range random {
+		if want := int(math.Pow(3, float64(i+1))); n != want {
+			t.Errorf("random keys, H = %d: %d atoms, want %d", i+1, n, want)
+		}
+	}
+	if len(shared) != 8 || len(random) < 5 {
+		t.Errorf("measured %d shared and %d random counts", len(shared), len(random))
+	}
+}

@@ -176,6 +176,54 @@ func (t *Transformer) Pieces() []transformer.Piece {
 	return out
 }
 
+// Span is a piece found by the current step with the stretch of the line
+// it holds on: from the nearest kink found so far below its probe, A, to
+// the nearest above, B (−Inf and +Inf past the outermost kinks).
+type Span struct {
+	Piece transformer.Piece
+	A, B  float64
+}
+
+// Spans returns the pieces found by the current step (Pieces), each over
+// its stretch between the kinks found so far (Marks). A piece probed at
+// an infinite end of the line holds from that end to the first kink
+// inward. The canvas and the figure both draw these.
+func (t *Transformer) Spans() []Span {
+	var kinks []float64
+	for _, m := range t.Marks() {
+		if m.Kind == transformer.KinkFound {
+			kinks = append(kinks, m.T)
+		}
+	}
+	sort.Float64s(kinks)
+	var out []Span
+	for _, p := range t.Pieces() {
+		sp := Span{Piece: p, A: math.Inf(-1), B: math.Inf(1)}
+		for _, k := range kinks {
+			switch {
+			case math.IsInf(p.T, -1):
+				// The first finite kink bounds the piece at −∞.
+				if !math.IsInf(k, -1) && k < sp.B {
+					sp.B = k
+				}
+			case math.IsInf(p.T, 1):
+				if !math.IsInf(k, 1) && k > sp.A {
+					sp.A = k
+				}
+			default:
+				if k <= p.T && k > sp.A {
+					sp.A = k
+				}
+				if k >= p.T && k < sp.B {
+					sp.B = k
+				}
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
 // UnitRow compares one true unit with the recovered unit on the same
 // single-token hyperplane: what is invariant under every equivalence of
 // §3.7 but the dropping of dead units, c = Σ_h η_h = |a| Σ_h V_h b (plus

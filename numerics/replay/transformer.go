@@ -209,6 +209,17 @@ func (p PhaseA) Step() int { return min(p.Made, len(p.Result.Trace.Queries)) }
 // compared with, and each pair's relative error (Pairing).
 func (p PhaseA) Pairing() (pair []int, errs []float64) { return Pairing(p.Result.Layer, p.Odd) }
 
+// Pairing returns, for each head of the odd part, the head phase A
+// recovered that it is compared with, and each pair's relative error
+// (Pairing); nil until the run is made. The canvas's result view and the
+// figure both pair heads here.
+func (t *Transformer) Pairing() (pair []int, errs []float64) {
+	if t.Run == nil {
+		return nil, nil
+	}
+	return Pairing(t.Run.Result.Heads.Layer, t.Odd)
+}
+
 // Pairing returns, for each true canonical head, the recovered head it is
 // compared with (the pairing that minimises the largest head error, as
 // attention.RelativeError uses), and each pair's relative error; nil when

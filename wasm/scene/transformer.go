@@ -164,7 +164,8 @@ func (t *Transformer) PhaseA() (*Recovery, bool) {
 // recovered against the true network on held-out sequences. Among the
 // others: headBound (2·the schedule's count), idealUnits ((K+1)(Hd+1)),
 // kinks, solves, phase, kind (the current step's), t (its place on the
-// line), equivalent, conditions, failed (the condition that failed and
+// line), pieces (the pieces found by the step over their stretches
+// between kinks, replay.Spans), equivalent, conditions, failed (the condition that failed and
 // why) and, while computing, the run's progress.
 func (t *Transformer) Facts() map[string]any {
 	s := t.State
@@ -192,6 +193,12 @@ func (t *Transformer) Facts() map[string]any {
 			f["t"] = finiteOrNil1(st.T)
 		}
 	}
+	var pieces []map[string]any
+	for _, sp := range t.Spans() {
+		// t is nil at an infinite end; from is nil for −∞, to for +∞.
+		pieces = append(pieces, map[string]any{"t": finiteOrNil1(sp.Piece.T), "from": finiteOrNil1(sp.A), "to": finiteOrNil1(sp.B)})
+	}
+	f["pieces"] = pieces
 	f["runQueries"] = res.Queries
 	f["runHeadQueries"] = res.HeadQueries
 	f["runUnitQueries"] = res.UnitQueries
