@@ -24,7 +24,10 @@ type graphics struct {
 	dark     bool
 }
 
-// Draw only draws: it reads the scene and the caches Update left.
+// Draw draws the scene as Update left it. The scene's state never changes
+// here; the renderer's own cache (laid-out text and shapes) is rebuilt
+// when Update marked it dirty, since it depends on the screen's theme and
+// scale, and a frame no one would see is skipped.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.mu.Lock()
 	// Until the host opens its link, the scene is the default one, which a

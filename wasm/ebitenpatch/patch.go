@@ -21,9 +21,9 @@
 //
 // And it compiles ebiten's three built-in shaders at build time
 // (GenerateIR): internal/atlas's init compiled them from their Kage
-// sources at every start, about a second of the page's main thread in the
-// browser here, and now decodes programs the copy's own compiler wrote and
-// checked (wasm/README.md, "Start-up on the page's main thread").
+// sources at every start, on the page's main thread, and now decodes
+// programs the copy's own compiler wrote and checked (wasm/README.md,
+// "Start-up on the page's main thread", has the measurements).
 //
 // go build's -overlay cannot replace files in the module cache, so Prepare
 // copies ebiten's module into CopyDir and writes our files over the copy;
@@ -263,9 +263,8 @@ func Prepare(goCmd string, m Module, patchDir, work, dir string) error {
 
 // GenerateIR writes file, the copy's headlabir/programs.go: ebiten's
 // built-in shaders compiled by the copy's own shader compiler, which
-// atlas's patched init decodes at start instead of compiling them (in the
-// browser that compilation held the page's main thread for about a second
-// at every start; wasm/README.md). It runs the copy's headlabir/gen
+// atlas's patched init decodes at start instead of compiling them
+// (wasm/README.md). It runs the copy's headlabir/gen
 // natively with goCmd through the go.work file work; gen writes nothing
 // unless each program decodes to exactly the compiler's.
 func GenerateIR(goCmd, work, file string) error {
