@@ -15,7 +15,7 @@ func Example() {
 	o := plots.DefaultOptions() // SVG, one column, 8 pt
 	// The experiments the figure draws (none for this one), run as the
 	// page's compute worker runs them; the figure only draws them.
-	runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 	if err != nil {
 		fmt.Println(err)
 		return

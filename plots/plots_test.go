@@ -23,7 +23,7 @@ import (
 // forLink runs the experiments a state's figure needs, as the figures
 // command does, and builds the figure.
 func forLink(s link.State, o Options) (Figure, error) {
-	runs, err := experiment.RunFigure(experiment.Context{}, Needs(s))
+	runs, err := experiment.RunFigure(experiment.Pacer{}, Needs(s))
 	if err != nil {
 		return Figure{}, err
 	}
@@ -35,7 +35,7 @@ func builtStandard(t *testing.T, o Options) map[string]Figure {
 	t.Helper()
 	out := map[string]Figure{}
 	for _, sf := range StandardSet() {
-		runs, err := experiment.RunFigure(experiment.Context{}, Needs(sf.State))
+		runs, err := experiment.RunFigure(experiment.Pacer{}, Needs(sf.State))
 		if err != nil {
 			t.Fatalf("%s: %v", sf.Name, err)
 		}

@@ -43,19 +43,19 @@ type FigureRuns struct {
 	Shared, Random []int
 }
 
-// RunFigure runs the experiments f names, one after the other, with ctx.
+// RunFigure runs the experiments f names, one after the other, paced by pace.
 // A sweep the page refuses is an error here too.
-func RunFigure(ctx Context, f Figure) (FigureRuns, error) {
+func RunFigure(pace Pacer, f Figure) (FigureRuns, error) {
 	var out FigureRuns
 	if f.Recovery != nil {
-		run, err := Learn(ctx, *f.Recovery)
+		run, err := Learn(pace, *f.Recovery)
 		if err != nil {
 			return FigureRuns{}, fmt.Errorf("experiment: recovery: %w", err)
 		}
 		out.Recovery = &run
 	}
 	if f.Sweep != nil {
-		st, err := Sweep(ctx, *f.Sweep)
+		st, err := Sweep(pace, *f.Sweep)
 		if err != nil {
 			return FigureRuns{}, err
 		}
@@ -65,7 +65,7 @@ func RunFigure(ctx Context, f Figure) (FigureRuns, error) {
 		out.Sweep = &st
 	}
 	if f.Transformer != nil {
-		run, err := LearnTransformer(ctx, *f.Transformer)
+		run, err := LearnTransformer(pace, *f.Transformer)
 		if err != nil {
 			return FigureRuns{}, err
 		}

@@ -114,8 +114,8 @@ func (t *timing) unit() {
 }
 
 // MeasureCost measures the cost per query of W_d at the set-up's query,
-// pausing between slices of ctx.Slice.
-func MeasureCost(ctx Context, tm Timing) (Costs, error) {
+// pausing between slices of pace.Slice.
+func MeasureCost(pace Pacer, tm Timing) (Costs, error) {
 	if tm.D < 1 || len(tm.Q) != tm.D {
 		return Costs{}, fmt.Errorf("experiment: cost per query for d = %d with %d query numbers", tm.D, len(tm.Q))
 	}
@@ -131,10 +131,10 @@ func MeasureCost(ctx Context, tm Timing) (Costs, error) {
 		t.piece = min(t.flat.Len(), 1024)
 	}
 	for !t.done() {
-		for s := ctx.timer(); !t.done() && !s.over(); {
+		for s := pace.timer(); !t.done() && !s.over(); {
 			t.unit()
 		}
-		if !t.done() && !ctx.pause(Progress{Fraction: t.progress()}) {
+		if !t.done() && !pace.pause(Progress{Fraction: t.progress()}) {
 			return Costs{}, ErrCancelled
 		}
 	}

@@ -76,7 +76,7 @@ func handle(req js.Value) (out js.Value) {
 		return failure(err)
 	}
 	s, notes := link.Parse(str("link", ""))
-	runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 	if err != nil {
 		return failure(err)
 	}

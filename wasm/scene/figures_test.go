@@ -18,7 +18,7 @@ func figureOf(t *testing.T, frag string) plots.Figure {
 	if len(notes) > 0 {
 		t.Fatalf("%s: %v", frag, notes)
 	}
-	runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 	if err != nil {
 		t.Fatalf("%s: %v", frag, err)
 	}

@@ -84,7 +84,7 @@ func TestFigures(t *testing.T) {
 				got := figureIn(tb, string(format), opts)
 				s, _ := link.Parse(got.Link)
 				o := plots.Options{Format: format, DPI: 150, Size: plots.TwoColumn, FontSize: 8}
-				runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+				runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 				if err != nil {
 					t.Fatalf("native %s: %v", format, err)
 				}
@@ -170,7 +170,7 @@ func TestFigures(t *testing.T) {
 				o := plots.DefaultOptions()
 				o.Format = format
 				start := time.Now()
-				runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+				runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 				var f plots.Figure
 				if err == nil {
 					f, err = plots.ForLink(s, runs, o)

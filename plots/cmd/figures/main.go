@@ -110,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	runs, err := experiment.RunFigure(experiment.Context{}, plots.Needs(s))
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func renderAll(dir string, o plots.Options, csv bool, stderr io.Writer) error {
 		var runs *experiment.FigureRuns // run once, for every format
 		figs = append(figs, figure{sf.Name, func(o plots.Options) (plots.Figure, error) {
 			if runs == nil {
-				r, err := experiment.RunFigure(experiment.Context{}, plots.Needs(sf.State))
+				r, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(sf.State))
 				if err != nil {
 					return plots.Figure{}, err
 				}
