@@ -6,6 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"headlab/numerics/fusion"
+	"headlab/numerics/recovery"
+	"headlab/numerics/transformer"
 )
 
 // readmeValues returns what the README's key table says of a field's
@@ -105,5 +109,31 @@ func TestReadmeKeys(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("the schema's table:\n%s", want.String())
+	}
+}
+
+// TestLimitsWithinNumerics ties the page's limits to the numerics': every
+// size a link can ask for is one the numerics take.
+func TestLimitsWithinNumerics(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		page, num int
+	}{
+		{"recovery's H in float64", HeadLimit(State{Scene: "recovery"}), recovery.MaxHeads},
+		{"recovery's H at extended precision", HeadLimit(State{Scene: "recovery", Prec: MinPrecision}), recovery.MaxHeadsExtended},
+		{"recovery's d", WidthLimit("recovery"), recovery.MaxWidth},
+		{"the transformer's H", TransformerHeads, transformer.MaxHeads},
+		{"the transformer's d", TransformerWidth, transformer.MaxWidth},
+		{"the transformer's m", TransformerDim, transformer.MaxDim},
+		{"the transformer's K", TransformerUnits, transformer.MaxUnits},
+		{"the fewer-atoms fit's d", MaxFewer, fusion.MaxFitDim},
+		{"the precision", MaxPrecision, transformer.MaxPrecision},
+	} {
+		if c.page > c.num {
+			t.Errorf("%s: the link takes up to %d, the numerics %d", c.name, c.page, c.num)
+		}
+	}
+	if MinPrecision != transformer.MinPrecision {
+		t.Errorf("the link's least precision %d, the transformer's %d", MinPrecision, transformer.MinPrecision)
 	}
 }

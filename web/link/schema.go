@@ -5,18 +5,22 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"headlab/numerics/fusion"
+	"headlab/numerics/recovery"
 )
 
 // Version is the schema version written as the v key. Links of a newer
 // version are read on a best-effort basis with a notice.
 const Version = 1
 
-// Limits of the state, enforced when a link is parsed.
+// Limits of the state, enforced when a link is parsed. Those the numerics
+// set are theirs, read from their packages; the others are the page's.
 const (
-	MaxHeads = 8 // H in float64; see HeadLimit
+	MaxHeads = recovery.MaxHeads // H in float64; see HeadLimit
 	// MaxHeadsExtended is H in the recovery scene at extended precision,
 	// which resolves layers float64 cannot.
-	MaxHeadsExtended = 12
+	MaxHeadsExtended = recovery.MaxHeadsExtended
 	MaxWidth         = 60 // d in any scene; see WidthLimit for each scene's own
 	MinTokens        = 2  // N
 	MaxTokens        = 64 // N
@@ -58,9 +62,10 @@ func HeadLimit(s State) int {
 	return MaxHeads
 }
 
-// The transformer scene's limits, which keep one run of transformer.Learn
-// interactive in the browser's compute worker (measured in the README): H
-// heads of width d, attention output width m, K units.
+// The transformer scene's limits, within transformer's own (MaxHeads …),
+// which keep one run of transformer.Learn interactive in the browser's
+// compute worker (web/e2e/PERFORMANCE.md): H heads of width d, attention
+// output width m, K units.
 const (
 	TransformerHeads = 3
 	TransformerWidth = 4
@@ -74,13 +79,13 @@ const DefaultUnits = 4
 // Extended precision: prec is 0 (float64) or MinPrecision…MaxPrecision
 // bits of big.Float mantissa.
 const (
-	MinPrecision = 64
-	MaxPrecision = 2048
+	MinPrecision = recovery.MinPrecision
+	MaxPrecision = recovery.MaxPrecision
 )
 
 // MaxFewer is the largest d of the fewer-atoms experiment, and so 2^MaxFewer
 // bounds its k.
-const MaxFewer = 4
+const MaxFewer = fusion.MaxFitDim
 
 // Further limits of single keys.
 const (
