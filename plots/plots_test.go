@@ -310,7 +310,7 @@ func TestForLinkScenes(t *testing.T) {
 	}
 	rec := link.Default()
 	rec.Scene, rec.H, rec.D = "recovery", 2, 2
-	for _, view := range []string{"steps", "result", "sweep", "modes"} {
+	for _, view := range []link.View{link.Steps, link.Result, link.Sweep, link.Modes} {
 		rec.View = view
 		if _, err := forLink(rec, DefaultOptions()); err != nil {
 			t.Errorf("recovery view %s: %v", view, err)

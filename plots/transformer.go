@@ -43,7 +43,7 @@ func TransformerReplay(s link.State, runs experiment.FigureRuns) (*replay.Transf
 // the rational function of the odd part's current query as the Recovery
 // scene's figure shows it, and at a step of phase B the line of single
 // tokens (TransformerLine).
-func TransformerFigure(sc *replay.Transformer, view string, st Style) (Figure, error) {
+func TransformerFigure(sc *replay.Transformer, view link.View, st Style) (Figure, error) {
 	if view == "result" {
 		return TransformerResult(sc, st)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // recoveryRenderer draws the Recovery scene, one panel per view: the step
@@ -137,7 +138,7 @@ func (r *recoveryRenderer) layoutSteps(a *app) {
 
 // stepsView reports whether the recovery view v is the step view (the
 // other views are result, sweep and modes).
-func stepsView(v string) bool { return v != "result" && v != "sweep" && v != "modes" }
+func stepsView(v link.View) bool { return v != "result" && v != "sweep" && v != "modes" }
 
 func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	sc, ok := a.scene.(*scene.Recovery)

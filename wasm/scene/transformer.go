@@ -42,8 +42,8 @@ func NewTransformer(s link.State, lab *Lab) (*Transformer, error) {
 	}
 	t := &Transformer{State: s, Transformer: replay.NewTransformer(s.Transformer(), s.Step), lab: lab.transformer}
 	if v := s.TransformerView(); v != s.View {
-		t.notices = append(t.notices, link.Notice{Key: "view", Value: s.View,
-			Message: "the transformer scene has the views steps and result; set to " + v})
+		t.notices = append(t.notices, link.Notice{Key: "view", Value: string(s.View),
+			Message: "the transformer scene has the views steps and result; set to " + string(v)})
 		t.State.View = v
 	}
 	if run, ok := t.lab.run(t.State, false); ok {
