@@ -134,6 +134,10 @@ test_all() {
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
+  # A float product that feeds a sum must be written float64(a*b) in the
+  # numerics, or a compiler may fuse it into an FMA (numerics/MATH.md §4).
+  "$GO" build -o "$OUT/fusable" ./numerics/internal/fusable/cmd/fusable
+  "$GO" vet -vettool="$OUT/fusable" ./numerics/...
   local unformatted
   # wasm/ebitenpatch/ebiten is upstream's code, as the patch leaves it.
   unformatted=$(find numerics plots wasm web -name '*.go' -not -path '*/testdata/*' -not -path 'wasm/ebitenpatch/ebiten/*' -exec gofmt -l {} + 2>/dev/null || true)

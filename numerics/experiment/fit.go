@@ -92,7 +92,7 @@ func FitFewer(pace Pacer, f Fit, known []FitPoint) (FitCurve, error) {
 			}
 			snap := c
 			snap.Points = append([]FitPoint(nil), c.Points...)
-			if !pace.pause(Progress{Fraction: (done + float64(k)*fit.Progress()) / total, Fit: &snap}) {
+			if !pace.pause(Progress{Fraction: (done + float64(float64(k)*fit.Progress())) / total, Fit: &snap}) {
 				return FitCurve{}, ErrCancelled
 			}
 		}

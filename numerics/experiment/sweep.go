@@ -208,7 +208,7 @@ func (sw *sweep) progress(cur float64) float64 {
 		return 0.85
 	}
 	h := float64(n-1) + (float64(len(sw.hErrs[n-1]))+cur)/SweepHeadSeeds
-	return 0.85 + 0.15*math.Min(1, h/SweepMaxHeads)
+	return 0.85 + float64(0.15*math.Min(1, h/SweepMaxHeads))
 }
 
 // doing says which run the sweep is computing ("" when none).

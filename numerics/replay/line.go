@@ -20,9 +20,9 @@ func (t *Transformer) Token(tt float64) []float64 {
 			x[i] = -q
 		}
 	default:
-		s := math.Sqrt(1 + tt*tt)
+		s := math.Sqrt(1 + float64(tt*tt))
 		for i := range x {
-			x[i] = (res.P[i] + tt*res.Q[i]) / s
+			x[i] = (res.P[i] + float64(tt*res.Q[i])) / s
 		}
 	}
 	return x
@@ -37,7 +37,7 @@ func singleY(n transformer.Network, x []float64) []float64 {
 	for _, h := range n.Heads {
 		for i, xi := range x {
 			for j := 0; j < m; j++ {
-				y[j] += h.V[i][j] * xi
+				y[j] += float64(h.V[i][j] * xi)
 			}
 		}
 	}
@@ -57,12 +57,12 @@ func (t *Transformer) TrueF(tt float64) float64 {
 	for _, u := range t.Net.Units {
 		z := 0.0
 		for j, b := range u.B {
-			z += b * y[j]
+			z += float64(b * y[j])
 		}
-		f += u.A * math.Max(0, z)
+		f += float64(u.A * math.Max(0, z))
 	}
 	for j, w := range t.Net.Readout {
-		f += w * y[j]
+		f += float64(w * y[j])
 	}
 	return f
 }
@@ -74,7 +74,7 @@ func (t *Transformer) PieceF(p transformer.Piece, tt float64) float64 {
 	d := len(x)
 	f := 0.0
 	for i, l := range p.Lambda {
-		f += l * x[i%d]
+		f += float64(l * x[i%d])
 	}
 	return f
 }
@@ -265,7 +265,7 @@ func (t *Transformer) UnitRows() []UnitRow {
 			s := 0.0
 			for _, h := range t.Net.Heads {
 				for j, b := range u.B {
-					s += h.V[i][j] * b
+					s += float64(h.V[i][j] * b)
 				}
 			}
 			if t.Net.Residual {
@@ -308,7 +308,7 @@ func crossing(c, p, q []float64) float64 {
 func dot(x, y []float64) float64 {
 	s := 0.0
 	for i := range x {
-		s += x[i] * y[i]
+		s += float64(x[i] * y[i])
 	}
 	return s
 }

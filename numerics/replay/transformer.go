@@ -57,7 +57,7 @@ func oddLayer(n transformer.Network) attention.Layer {
 	c := make([]float64, m)
 	for _, u := range n.Units {
 		for j := range c {
-			c[j] += u.A * u.B[j]
+			c[j] += float64(u.A * u.B[j])
 		}
 	}
 	for j := range c {
@@ -74,7 +74,7 @@ func oddLayer(n transformer.Network) attention.Layer {
 			w.SetRow(i, hd.W[i])
 			s := 0.0
 			for j := 0; j < m; j++ {
-				s += hd.V[i][j] * c[j]
+				s += float64(hd.V[i][j] * c[j])
 			}
 			v.SetVec(i, s)
 		}
