@@ -66,7 +66,7 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 		return nil, err
 	}
 	r.Canonical = attention.Canonical(r.True, CanonicalTol)
-	r.Options = s.LearnOptions(r.True)
+	r.Options = s.Recovery().Options(r.True)
 	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
@@ -93,7 +93,7 @@ func trueLayer(s link.State) (l attention.Layer, err error) {
 			err = fmt.Errorf("scene: the true layer of the recovery scene: %v", p)
 		}
 	}()
-	return s.TrueLayer(), nil
+	return s.Recovery().TrueLayer(), nil
 }
 
 // finish fills the scene from a run and clamps the step to the run's end.

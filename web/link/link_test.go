@@ -291,17 +291,17 @@ func TestREADMEListsEveryKey(t *testing.T) {
 
 func TestTrueLayerCanonicalisesToTheLayer(t *testing.T) {
 	s, _ := Parse("#v=1&scene=recovery&H=3&d=3&seed=4&dup=2&cancel=1")
-	l := s.TrueLayer()
+	l := s.Recovery().TrueLayer()
 	if len(l) != 3+2+2 {
 		t.Fatalf("true layer has %d heads, want 7", len(l))
 	}
 	plain, _ := Parse("#v=1&scene=recovery&H=3&d=3&seed=4")
 	got := attention.Canonical(l, 1e-9)
-	want := attention.Canonical(plain.TrueLayer(), 1e-9)
+	want := attention.Canonical(plain.Recovery().TrueLayer(), 1e-9)
 	if e, err := attention.RelativeError(got, want); err != nil || e > 1e-15 {
 		t.Fatalf("canonical forms differ by %v (%v)", e, err)
 	}
-	if opt := s.LearnOptions(l); opt.Heads != 3 || opt.UpperBound {
+	if opt := s.Recovery().Options(l); opt.Heads != 3 || opt.UpperBound {
 		t.Fatalf("options ask for %d heads (bound %v)", opt.Heads, opt.UpperBound)
 	}
 }
