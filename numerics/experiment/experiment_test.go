@@ -330,3 +330,21 @@ func TestMergedCounts(t *testing.T) {
 		t.Errorf("measured %d shared and %d random counts", len(shared), len(random))
 	}
 }
+
+// TestMeasureCostCurve makes a real measurement: the fused head costs more
+// than the split heads from d = 8 on, since it evaluates 2^d atoms against
+// 2d terms.
+func TestMeasureCostCurve(t *testing.T) {
+	m, err := MeasureCostCurve(8, 9, time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range m.D {
+		if m.Fused[i] <= m.Split[i] {
+			t.Errorf("d = %d: fused %v ns ≤ split %v ns", d, m.Fused[i], m.Split[i])
+		}
+	}
+	if _, err := MeasureCostCurve(1, MaxTimingWidth+1, time.Millisecond, 1); err == nil {
+		t.Error("a width over MaxTimingWidth was measured")
+	}
+}

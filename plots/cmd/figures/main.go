@@ -176,12 +176,12 @@ func renderAll(dir string, o plots.Options, csv bool, stderr io.Writer) error {
 	var cost *plots.Cost
 	figs = append(figs, figure{"atom-cost", func(o plots.Options) (plots.Figure, error) {
 		if cost == nil {
-			c, err := plots.MeasureCost(4, plots.MaxCostWidth, 20*time.Millisecond, 1)
+			m, err := experiment.MeasureCostCurve(4, experiment.MaxTimingWidth, 20*time.Millisecond, 1)
 			if err != nil {
 				return plots.Figure{}, err
 			}
-			c.Machine = "measured natively by ./build.sh figures"
-			cost = &c
+			cost = &plots.Cost{D: m.D, Split: m.Split, Fused: m.Fused, Formula: m.Formula,
+				Machine: "measured natively by ./build.sh figures"}
 		}
 		return plots.CostFigure(*cost, o)
 	}})
