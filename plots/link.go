@@ -35,15 +35,15 @@ func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error
 	var f Figure
 	var err error
 	switch s.Scene {
-	case "attention":
+	case link.Attention:
 		f, err = attentionFigure(s, st)
-	case "atoms":
+	case link.Atoms:
 		f, err = atomsFigure(s, runs, st)
-	case "recovery":
+	case link.Recovery:
 		switch s.View {
-		case "sweep":
+		case link.Sweep:
 			f, err = sweepFigure(s, runs, st)
-		case "modes":
+		case link.Modes:
 			f, err = queriesFigure(s, st)
 		default:
 			f, err = rfFigure(s, runs, st)
@@ -69,14 +69,14 @@ func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error
 // general fusion's merged counts (the atoms scene).
 func Needs(s link.State) experiment.Figure {
 	switch s.Scene {
-	case "atoms":
+	case link.Atoms:
 		return experiment.Figure{Merged: &experiment.Merged{M: s.M, MaxH: min(explosionHeads(s), 12), Seed: s.Seed}}
-	case "recovery":
+	case link.Recovery:
 		r := s.Recovery()
 		switch s.View {
-		case "sweep":
+		case link.Sweep:
 			return experiment.Figure{Sweep: &r}
-		case "modes":
+		case link.Modes:
 			return experiment.Figure{}
 		}
 		return experiment.Figure{Recovery: &r}
@@ -134,7 +134,7 @@ func rfFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error
 		return Figure{}, fmt.Errorf("plots: recovery made no queries: %v", err)
 	}
 	step := s.Step
-	if s.View == "result" || step > len(r.Trace.Queries) {
+	if s.View == link.Result || step > len(r.Trace.Queries) {
 		step = len(r.Trace.Queries)
 	}
 	in, err := stepRF(&r.Trace, step)

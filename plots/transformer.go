@@ -44,7 +44,7 @@ func TransformerReplay(s link.State, runs experiment.FigureRuns) (*replay.Transf
 // scene's figure shows it, and at a step of phase B the line of single
 // tokens (TransformerLine).
 func TransformerFigure(sc *replay.Transformer, view link.View, st Style) (Figure, error) {
-	if view == "result" {
+	if view == link.Result {
 		return TransformerResult(sc, st)
 	}
 	if sc.Phase() == "units" {

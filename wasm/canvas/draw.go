@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // graphics holds what Draw caches between frames and the pointer's
@@ -70,9 +71,9 @@ func (a *app) unit() float64 {
 
 func (a *app) themeLocked() scene.Theme {
 	switch a.scene.Link().Theme {
-	case "dark":
+	case link.Dark:
 		return scene.Dark
-	case "light":
+	case link.Light:
 		return scene.Light
 	}
 	if a.gfx.dark {

@@ -81,7 +81,7 @@ func (r *recoveryRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.hoverX, r.hoverY = p.x, p.y
 	r.hovering = p.x > 0 && p.y > 0 && p.x < a.view.Width && p.y < a.view.Height
 	var now heatHover
-	if sc, ok := a.scene.(*scene.Recovery); ok && sc.State.View == "result" && r.hovering && r.u > 0 {
+	if sc, ok := a.scene.(*scene.Recovery); ok && sc.State.View == link.Result && r.hovering && r.u > 0 {
 		if rv := r.resultLayout(a, sc); rv.heatShown {
 			if h, side, i, j, ok := rv.heat.Hit(p.x, p.y); ok {
 				now = heatHover{h, side, i, j, true, p.x, p.y}
@@ -148,11 +148,11 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
 	defer r.flush(screen)
 	switch sc.State.View {
-	case "result":
+	case link.Result:
 		r.drawResult(screen, a, sc, full, th)
-	case "sweep":
+	case link.Sweep:
 		r.drawSweep(screen, a, sc, full, th)
-	case "modes":
+	case link.Modes:
 		r.drawModes(screen, a, sc, full, th)
 	default:
 		r.drawSteps(screen, sc, th)

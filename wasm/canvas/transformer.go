@@ -13,6 +13,7 @@ import (
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // transformerRenderer draws the Transformer scene: in the step view the
@@ -47,7 +48,7 @@ func (r *transformerRenderer) rebuild(a *app, th scene.Theme) {
 // it.
 func (r *transformerRenderer) layoutTSteps(a *app) {
 	sc, ok := a.scene.(*scene.Transformer)
-	if !ok || r.u == 0 || sc.State.View == "result" {
+	if !ok || r.u == 0 || sc.State.View == link.Result {
 		return
 	}
 	key := layoutKey{sc: sc, run: sc.Run, w: a.view.Width, h: a.view.Height, ty: r.ty}
@@ -67,7 +68,7 @@ func (r *transformerRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.layoutTSteps(a)
 	r.hoverX, r.hoverY = p.x, p.y
 	now := -1
-	if sc, ok := a.scene.(*scene.Transformer); ok && sc.State.View != "result" {
+	if sc, ok := a.scene.(*scene.Transformer); ok && sc.State.View != link.Result {
 		now = r.tsteps.HitMark(sc.Marks(), p.x, p.y, 6*r.u)
 	}
 	if now != r.hoverMark {
@@ -84,7 +85,7 @@ func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme)
 	}
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
 	defer r.flush(screen)
-	if sc.State.View == "result" {
+	if sc.State.View == link.Result {
 		r.drawTResult(screen, sc, full, th)
 		return
 	}

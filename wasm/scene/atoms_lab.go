@@ -127,7 +127,7 @@ func computeGeneral(s link.State) General {
 	g.Product, _ = fusion.ProductCount(sizes...)
 	g.Shared, _ = fusion.SharedKeyCount(s.M, s.H)
 	limit := big.NewInt(GeneralBuildLimit)
-	if s.Keys == "shared" {
+	if s.Keys == link.SharedKeys {
 		limit = big.NewInt(fusion.MaxAtoms) // merging after every head keeps it small
 	}
 	if g.Product.Cmp(limit) > 0 {

@@ -106,7 +106,7 @@ func (t *Transformer) Progress() float64 {
 // Counts returns what the current step has made (replay.CountSteps); in
 // the result view, what the whole run made.
 func (t *Transformer) Counts() replay.Counts {
-	if t.Run != nil && t.State.View == "result" {
+	if t.Run != nil && t.State.View == link.Result {
 		return replay.CountSteps(t.Run.Result.Steps)
 	}
 	return replay.CountSteps(t.Done())
@@ -213,7 +213,7 @@ func (t *Transformer) Facts() map[string]any {
 		f["failed"] = map[string]any{"message": err.Error(), "condition": transformer.FailedCondition(err)}
 		return f
 	}
-	if t.AtEnd() || s.View == "result" {
+	if t.AtEnd() || s.View == link.Result {
 		f["error"] = finiteOrNil1(t.Run.Agreement)
 		f["equivalent"] = t.Run.Equivalent == ""
 		if t.Run.Equivalent != "" {
@@ -238,10 +238,10 @@ func (t *Transformer) Describe() string {
 		return fmt.Sprintf("%s: computing the run… %d%%", head, int(100*t.Progress()))
 	}
 	c := t.Counts()
-	if err := t.Run.Err; err != nil && (s.View == "result" || t.AtEnd()) {
+	if err := t.Run.Err; err != nil && (s.View == link.Result || t.AtEnd()) {
 		return head + ": the run stopped: " + err.Error()
 	}
-	if s.View == "result" || t.AtEnd() {
+	if s.View == link.Result || t.AtEnd() {
 		return fmt.Sprintf("%s: recovered %d units after %d queries (%d for the heads, %d for the units); largest held-out |ΔF| %.2g relative.",
 			head, len(t.Run.Result.Net.Units), t.Run.Result.Queries, t.Run.Result.HeadQueries, t.Run.Result.UnitQueries, t.Run.Agreement)
 	}

@@ -106,9 +106,9 @@ func WidthLimit(scene Scene) int {
 // MaxHeadsExtended in the recovery scene at extended precision.
 func HeadLimit(s State) int {
 	switch {
-	case s.Scene == "transformer":
+	case s.Scene == Transformer:
 		return TransformerHeads
-	case s.Scene == "recovery" && s.Prec > 0:
+	case s.Scene == Recovery && s.Prec > 0:
 		return MaxHeadsExtended
 	}
 	return MaxHeads
@@ -207,7 +207,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.H },
 			bound: func(s *State) (float64, float64, string) {
 				lim := HeadLimit(*s)
-				if lim == MaxHeads && s.Scene == "recovery" {
+				if lim == MaxHeads && s.Scene == Recovery {
 					return 1, float64(lim), fmt.Sprintf("float64 resolves up to H = %d; extended precision (prec) goes to %d", lim, MaxHeadsExtended)
 				}
 				return 1, float64(lim), fmt.Sprintf("the %s scene takes H up to %d", s.Scene, lim)
@@ -243,7 +243,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.M },
 			bound: func(s *State) (float64, float64, string) {
 				switch {
-				case s.Scene != "transformer":
+				case s.Scene != Transformer:
 					return 1, MaxAtoms, ""
 				case s.Resid:
 					return float64(s.D), float64(s.D), fmt.Sprintf("the residual y + x_N needs m = d = %d", s.D)
