@@ -37,7 +37,8 @@ USAGE
 
 need_go() {
   command -v "$GO" >/dev/null 2>&1 || die "Go is not installed (https://go.dev/dl/); this project needs Go 1.26"
-  "$GO" mod download || die "could not download the Go modules (is the module proxy reachable?)"
+  # go.mod's modules (the workspace's patched ebiten requires the same)
+  GOWORK=off "$GO" mod download || die "could not download the Go modules (is the module proxy reachable?)"
 }
 
 apt_install() { # apt_install PACKAGE...: install Debian packages, once
@@ -102,14 +103,14 @@ build() {
   # The canvas builds against a copy of ebiten whose shaders are written
   # without text/template (wasm/ebitenpatch, wasm/README.md "Size") and whose
   # initialisation finishes in a Web Worker (the canvas's wasm is the compute
-  # worker too); prepare refuses an ebiten version the patch was not
-  # checked against.
+  # worker too). prepare writes it where go.work points every Go tool
+  # (wasm/ebitenpatch/ebiten), and refuses an ebiten version the patch was
+  # not checked against.
   say "patching ebiten (wasm/ebitenpatch): its shader sources, and its init for Web Workers"
-  local modfile
-  modfile=$("$GO" run ./wasm/ebitenpatch/cmd/prepare -go "$GO" -dir "$OUT/ebitenpatch") ||
+  "$GO" run ./wasm/ebitenpatch/cmd/prepare -go "$GO" >/dev/null ||
     die "could not patch ebiten for the canvas (see wasm/ebitenpatch)"
   say "compiling the canvas (GOOS=js GOARCH=wasm)"
-  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -modfile "$modfile" -o "$OUT/canvas.wasm" ./wasm/canvas
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
   # No compute wasm: the compute worker runs the canvas's wasm, which starts
@@ -139,16 +140,23 @@ test_all() {
   need_chromium
   need_axe
   need_figure_tools
+  build
+  # go.work gives every Go tool the ebiten the canvas ships: after the build,
+  # the canvas's packages must resolve to the patched copy, whose
+  # internal/headlabir upstream has not.
+  GOOS=js GOARCH=wasm "$GO" list -deps ./wasm/canvas | grep -qx 'github.com/hajimehoshi/ebiten/v2/internal/headlabir' ||
+    die "go.work does not give the Go tools the patched ebiten (wasm/ebitenpatch)"
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
+  # A float product that feeds a sum must be written float64(a*b) in the
+  # numerics, or a compiler may fuse it into an FMA (numerics/MATH.md §4).
+  "$GO" build -o "$OUT/fusable" ./numerics/internal/fusable/cmd/fusable
+  "$GO" vet -vettool="$OUT/fusable" ./numerics/...
   local unformatted
-  # testdata holds data, not our code: wasm/ebitenpatch/testdata/worker is
-  # upstream's files as the patch's edits leave them, unformatted where an
-  # edit wraps a literal.
-  unformatted=$(find numerics plots wasm web -name '*.go' -not -path '*/testdata/*' -exec gofmt -l {} + 2>/dev/null || true)
+  # wasm/ebitenpatch/ebiten is upstream's code, as the patch leaves it.
+  unformatted=$(find numerics plots wasm web -name '*.go' -not -path '*/testdata/*' -not -path 'wasm/ebitenpatch/ebiten/*' -exec gofmt -l {} + 2>/dev/null || true)
   [ -z "$unformatted" ] || die "gofmt would change: $unformatted"
-  build
   say "native tests (the figure tests with pdflatex, poppler, librsvg and python3: HEADLAB_FIGURE_TOOLS=1)"
   # shellcheck disable=SC2046 # the package list is one word per package
   HEADLAB_FIGURE_TOOLS=1 "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')

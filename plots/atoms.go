@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 )
 
@@ -32,52 +31,7 @@ type Explosion struct {
 // Limits of the explosion curve.
 const (
 	MaxExplosionHeads = 60
-	maxMeasuredAtoms  = 4096
 )
-
-// MeasureMerged fuses H = 1, 2, … heads of m atoms with fusion.Fuse, for
-// keys shared by every head (the one-hot vectors of R^m, whose sums are
-// exact) and for random keys drawn from seed, while the product stays at or
-// below 4096 atoms for random keys, and the merged count at or below 4096
-// for shared keys. It returns the fused heads' atom counts.
-func MeasureMerged(m, maxH int, seed uint64) (shared, random []int, err error) {
-	if m < 1 || m > 8 || maxH < 1 || maxH > MaxExplosionHeads {
-		return nil, nil, fmt.Errorf("plots: merged counts for m = %d, H ≤ %d; want 1 ≤ m ≤ 8, H ≤ %d", m, maxH, MaxExplosionHeads)
-	}
-	for _, sharedKeys := range []bool{true, false} {
-		keys := "random"
-		if sharedKeys {
-			keys = "shared"
-		}
-		// The scene's general-fusion heads (one stream per seed and kind
-		// of keys): the count at H is the scene's merged count for H heads.
-		heads := experiment.GeneralHeads(seed, maxH, m, keys)
-		var acc fusion.Head
-		for H := 1; H <= maxH; H++ {
-			next := heads[H-1]
-			if acc == nil {
-				acc, err = fusion.Fuse(next)
-			} else {
-				if len(acc)*m > 4*maxMeasuredAtoms {
-					break
-				}
-				acc, err = fusion.Fuse(acc, next)
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("plots: fusing %d heads of %d atoms: %w", H, m, err)
-			}
-			if len(acc) > maxMeasuredAtoms {
-				break
-			}
-			if sharedKeys {
-				shared = append(shared, len(acc))
-			} else {
-				random = append(random, len(acc))
-			}
-		}
-	}
-	return shared, random, nil
-}
 
 func bigFloat(b *big.Int) float64 {
 	f, _ := new(big.Float).SetInt(b).Float64()

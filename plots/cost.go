@@ -3,74 +3,18 @@ package plots
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"time"
 
 	"gonum.org/v1/plot/plotter"
-
-	"headlab/numerics/fusion"
 )
 
 // Cost is the measured cost of one query of W_d, in nanoseconds, for each
 // width in D: the d split heads (2d head-atom terms), the explicit fused head
-// (2^d atoms) and the O(d) closed form Σ σ(q_j).
+// (2^d atoms) and the O(d) closed form Σ σ(q_j), as
+// experiment.MeasureCostCurve measures it.
 type Cost struct {
 	D                     []int
 	Split, Fused, Formula []float64
 	Machine               string // where it was measured, for the caption
-}
-
-// MaxCostWidth is the widest d MeasureCost builds the fused head for.
-const MaxCostWidth = 20
-
-// MeasureCost times, on this machine, one query of W_d split and fused for
-// d = from…to: each method is run until at least budget has passed, three
-// times, and the fastest mean is kept. Queries are drawn from seed.
-func MeasureCost(from, to int, budget time.Duration, seed uint64) (Cost, error) {
-	if from < 1 || to > MaxCostWidth || from > to {
-		return Cost{}, fmt.Errorf("plots: cost per query for d = %d…%d; want 1 ≤ d ≤ %d", from, to, MaxCostWidth)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x636f7374)) // "cost"
-	var c Cost
-	var sink float64
-	for d := from; d <= to; d++ {
-		split, err := fusion.SigmoidSum(d)
-		if err != nil {
-			return Cost{}, err
-		}
-		fused, err := fusion.SigmoidSumFlat(d)
-		if err != nil {
-			return Cost{}, err
-		}
-		q := make([]float64, d)
-		for j := range q {
-			q[j] = rng.NormFloat64()
-		}
-		c.D = append(c.D, d)
-		c.Split = append(c.Split, timeOne(budget, func() { sink += fusion.SplitOutput(split, q) }))
-		c.Fused = append(c.Fused, timeOne(budget, func() { sink += fused.Output(q) }))
-		c.Formula = append(c.Formula, timeOne(budget, func() { sink += fusion.SigmoidSumValue(q) }))
-	}
-	if math.IsNaN(sink) {
-		return Cost{}, fmt.Errorf("plots: W_d gave NaN while timing")
-	}
-	return c, nil
-}
-
-// timeOne returns the fastest of three mean times of f, in nanoseconds,
-// each over as many calls as fit in budget (at least one).
-func timeOne(budget time.Duration, f func()) float64 {
-	best := math.Inf(1)
-	for trial := 0; trial < 3; trial++ {
-		n := 0
-		start := time.Now()
-		for n == 0 || time.Since(start) < budget {
-			f()
-			n++
-		}
-		best = math.Min(best, float64(time.Since(start).Nanoseconds())/float64(n))
-	}
-	return best
 }
 
 // CostPerQuery plots the measured cost of one query of W_d against d on a

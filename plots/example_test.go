@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"headlab/numerics/experiment"
 	"headlab/plots"
 	"headlab/web/link"
 )
@@ -12,7 +13,14 @@ import (
 func Example() {
 	s, _ := link.Parse("#v=1&scene=attention&H=2&d=2&seed=3&N=5")
 	o := plots.DefaultOptions() // SVG, one column, 8 pt
-	f, err := plots.ForLink(s, o)
+	// The experiments the figure draws (none for this one), run as the
+	// page's compute worker runs them; the figure only draws them.
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, err := plots.ForLink(s, runs, o)
 	if err != nil {
 		fmt.Println(err)
 		return

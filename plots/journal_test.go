@@ -48,7 +48,7 @@ func journalFigures(t *testing.T, o Options) []Figure {
 	t.Helper()
 	var out []Figure
 	for _, sf := range StandardSet() {
-		f, err := sf.Build(sf.State, o)
+		f, err := sf.Build(sf.State, runsFor(t, sf), o)
 		if err != nil {
 			t.Fatalf("%s: %v", sf.Name, err)
 		}
@@ -344,7 +344,7 @@ func TestArticle(t *testing.T) {
 			wide := o
 			wide.Size = "acm-wide"
 			sf := StandardSet()[i]
-			fw, err := sf.Build(sf.State, wide)
+			fw, err := sf.Build(sf.State, runsFor(t, sf), wide)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,7 +367,7 @@ func TestArticle(t *testing.T) {
 		for _, sf := range StandardSet() {
 			if sf.Name == name {
 				var err error
-				if f, err = sf.Build(sf.State, to); err != nil {
+				if f, err = sf.Build(sf.State, runsFor(t, sf), to); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -22,11 +22,13 @@ import (
 //     against d (QueriesVsWidth);
 //   - transformer: the scene's view at its step (TransformerFigure).
 //
-// The state must be valid (link.Parse only returns valid states); the
-// options choose the style (size preset, typeface and font size) and are
-// checked. The typeface is the link's font key unless the options name one,
-// which then goes into the figure's link.
-func ForLink(s link.State, o Options) (Figure, error) {
+// The figure draws runs, the experiments Needs(s) names as
+// experiment.RunFigure made them (the canvas's compute worker runs the
+// same), and computes none of its own. The state must be valid (link.Parse
+// only returns valid states); the options choose the style (size preset,
+// typeface and font size) and are checked. The typeface is the link's font
+// key unless the options name one, which then goes into the figure's link.
+func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error) {
 	if o.Font == "" {
 		o.Font = Typeface(s.Font)
 	} else {
@@ -39,22 +41,22 @@ func ForLink(s link.State, o Options) (Figure, error) {
 	var f Figure
 	var err error
 	switch s.Scene {
-	case "attention":
+	case link.Attention:
 		f, err = attentionFigure(s, st)
-	case "atoms":
-		f, err = atomsFigure(s, st)
-	case "recovery":
+	case link.Atoms:
+		f, err = atomsFigure(s, runs, st)
+	case link.Recovery:
 		switch s.View {
-		case "sweep":
-			f, err = sweepFigure(s, st)
-		case "modes":
+		case link.Sweep:
+			f, err = sweepFigure(s, runs, st)
+		case link.Modes:
 			f, err = queriesFigure(s, st)
 		default:
-			f, err = rfFigure(s, st)
+			f, err = rfFigure(s, runs, st)
 		}
 	case "transformer":
 		var tr *replay.Transformer
-		if tr, s, err = TransformerReplay(s); err == nil {
+		if tr, s, err = TransformerReplay(s, runs); err == nil {
 			f, err = TransformerFigure(tr, s.View, st)
 		}
 	default:
@@ -67,6 +69,30 @@ func ForLink(s link.State, o Options) (Figure, error) {
 	return f, nil
 }
 
+// Needs returns the experiments the figure of a state draws, for
+// experiment.RunFigure: a recovery run (the recovery scene's steps and
+// result views), the noise sweep (its sweep view), a transformer run, or
+// general fusion's merged counts (the atoms scene).
+func Needs(s link.State) experiment.Figure {
+	switch s.Scene {
+	case link.Atoms:
+		return experiment.Figure{Merged: &experiment.Merged{M: s.M, MaxH: min(explosionHeads(s), 12), Seed: s.Seed}}
+	case link.Recovery:
+		r := s.Recovery()
+		switch s.View {
+		case link.Sweep:
+			return experiment.Figure{Sweep: &r}
+		case link.Modes:
+			return experiment.Figure{}
+		}
+		return experiment.Figure{Recovery: &r}
+	case "transformer":
+		t := s.Transformer()
+		return experiment.Figure{Transformer: &t}
+	}
+	return experiment.Figure{}
+}
+
 func attentionFigure(s link.State, st Style) (Figure, error) {
 	if err := s.Validate(); err != nil {
 		return Figure{}, fmt.Errorf("plots: %w", err)
@@ -74,24 +100,19 @@ func attentionFigure(s link.State, st Style) (Figure, error) {
 	return Weights(s.Layer().Details(s.Sequence()), st)
 }
 
+// explosionHeads is the last H of a state's explosion curve: 24, further
+// when d is larger.
+func explosionHeads(s link.State) int { return min(max(24, s.D+4), MaxExplosionHeads) }
+
 // ExplosionFor returns the explosion curve's input for a state: up to
-// H = 24 heads (further when d is larger), m atoms per head, the merged
-// counts measured with the state's seed.
-func ExplosionFor(s link.State) (Explosion, error) {
-	maxH := min(max(24, s.D+4), MaxExplosionHeads)
-	shared, random, err := MeasureMerged(s.M, min(maxH, 12), s.Seed)
-	if err != nil {
-		return Explosion{}, err
-	}
-	return Explosion{MaxH: maxH, Current: s.D, M: s.M, MergedShared: shared, MergedRandom: random}, nil
+// explosionHeads heads, m atoms per head, and the merged counts of runs
+// (experiment.MergedCounts with the state's seed, as Needs asks).
+func ExplosionFor(s link.State, runs experiment.FigureRuns) Explosion {
+	return Explosion{MaxH: explosionHeads(s), Current: s.D, M: s.M, MergedShared: runs.Shared, MergedRandom: runs.Random}
 }
 
-func atomsFigure(s link.State, st Style) (Figure, error) {
-	in, err := ExplosionFor(s)
-	if err != nil {
-		return Figure{}, err
-	}
-	a, err := ExplosionCurve(in, st)
+func atomsFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	a, err := ExplosionCurve(ExplosionFor(s, runs), st)
 	if err != nil {
 		return Figure{}, err
 	}
@@ -106,19 +127,11 @@ func atomsFigure(s link.State, st Style) (Figure, error) {
 	return Grid("atoms", fmt.Sprintf("Atom explosion and the mass of the fused *W*_{%d} head by |*S*|", s.D), cols, a, b)
 }
 
-// learn runs recovery on a state's true layer as the page does
-// (experiment.Learn). A run that cannot be resolved still returns its trace
-// (see recovery.Learn) together with the error.
-func learn(s link.State) (recovery.Result, error) {
-	run, err := experiment.Learn(experiment.Context{}, s.Recovery())
-	if err != nil {
-		return recovery.Result{}, err
+func rfFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	if runs.Recovery == nil {
+		return Figure{}, errors.New("plots: the recovery figure needs the recovery run (Needs)")
 	}
-	return run.Result, run.Err
-}
-
-func rfFigure(s link.State, st Style) (Figure, error) {
-	r, err := learn(s)
+	r, err := runs.Recovery.Result, runs.Recovery.Err
 	var rerr *recovery.Error
 	if err != nil && !errors.As(err, &rerr) {
 		return Figure{}, fmt.Errorf("plots: recovery: %w", err)
@@ -127,7 +140,7 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 		return Figure{}, fmt.Errorf("plots: recovery made no queries: %v", err)
 	}
 	step := s.Step
-	if s.View == "result" || step > len(r.Trace.Queries) {
+	if s.View == link.Result || step > len(r.Trace.Queries) {
 		step = len(r.Trace.Queries)
 	}
 	in, err := stepRF(&r.Trace, step)
@@ -140,20 +153,6 @@ func rfFigure(s link.State, st Style) (Figure, error) {
 	}
 	f.Title = fmt.Sprintf("Recovery step %d of %d: rational function %s", step, len(r.Trace.Queries), labelName(in.Name))
 	return f, nil
-}
-
-// RunSweep runs the noise sweep the state sets up, the one the page's
-// canvas shows (experiment.Sweep: its ε range, seeds, mode and scan over
-// H are defined there); a sweep the page refuses is an error here too.
-func RunSweep(s link.State) (experiment.SweepState, error) {
-	st, err := experiment.Sweep(experiment.Context{}, s.Recovery())
-	if err != nil {
-		return experiment.SweepState{}, fmt.Errorf("plots: %w", err)
-	}
-	if st.Refused != "" {
-		return experiment.SweepState{}, fmt.Errorf("plots: %s", st.Refused)
-	}
-	return st, nil
 }
 
 // NoiseSweep is the ε part of a noise sweep as a figure's input: the
@@ -180,11 +179,11 @@ func sweepOf(ps []experiment.SweepPoint, mode string, sw Sweep) Sweep {
 	return sw
 }
 
-func sweepFigure(s link.State, st Style) (Figure, error) {
-	sw, err := RunSweep(s)
-	if err != nil {
-		return Figure{}, err
+func sweepFigure(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+	if runs.Sweep == nil {
+		return Figure{}, errors.New("plots: the sweep figure needs the noise sweep (Needs)")
 	}
+	sw := *runs.Sweep
 	fa, err := ErrorVsNoise(NoiseSweep(sw, s), st)
 	if err != nil {
 		return Figure{}, err

@@ -12,8 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/recorder"
@@ -23,12 +23,41 @@ import (
 	"headlab/web/link"
 )
 
+// forLink runs the experiments a state's figure needs, as the figures
+// command does, and builds the figure.
+func forLink(s link.State, o Options) (Figure, error) {
+	runs, err := experiment.RunFigure(experiment.Pacer{}, Needs(s))
+	if err != nil {
+		return Figure{}, err
+	}
+	return ForLink(s, runs, o)
+}
+
+// standardRuns holds the experiments each standard figure draws, run once
+// per test binary: the figure tests build every figure at several options.
+var standardRuns sync.Map // figure name → experiment.FigureRuns
+
+// runsFor runs (once) the experiments the standard figure sf needs, as the
+// figures command does.
+func runsFor(t *testing.T, sf Standard) experiment.FigureRuns {
+	t.Helper()
+	if r, ok := standardRuns.Load(sf.Name); ok {
+		return r.(experiment.FigureRuns)
+	}
+	runs, err := experiment.RunFigure(experiment.Pacer{}, Needs(sf.State))
+	if err != nil {
+		t.Fatalf("%s: %v", sf.Name, err)
+	}
+	standardRuns.Store(sf.Name, runs)
+	return runs
+}
+
 // builtStandard builds every standard figure once per options.
 func builtStandard(t *testing.T, o Options) map[string]Figure {
 	t.Helper()
 	out := map[string]Figure{}
 	for _, sf := range StandardSet() {
-		f, err := sf.Build(sf.State, o)
+		f, err := sf.Build(sf.State, runsFor(t, sf), o)
 		if err != nil {
 			t.Fatalf("%s: %v", sf.Name, err)
 		}
@@ -182,7 +211,7 @@ func parseSVG(t *testing.T, name string, b []byte) (texts []string, paths int) {
 }
 
 func TestPNGSizeAndDPI(t *testing.T) {
-	f, err := ForLink(link.Default(), DefaultOptions())
+	f, err := forLink(link.Default(), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +340,7 @@ func TestForLinkScenes(t *testing.T) {
 		for _, size := range []Size{OneColumn, TwoColumn} {
 			o := DefaultOptions()
 			o.Size = size
-			f, err := ForLink(s, o)
+			f, err := forLink(s, o)
 			if err != nil {
 				t.Fatalf("%s: %v", c.fragment, err)
 			}
@@ -329,9 +358,9 @@ func TestForLinkScenes(t *testing.T) {
 	}
 	rec := link.Default()
 	rec.Scene, rec.H, rec.D = "recovery", 2, 2
-	for _, view := range []string{"steps", "result", "sweep", "modes"} {
+	for _, view := range []link.View{link.Steps, link.Result, link.Sweep, link.Modes} {
 		rec.View = view
-		if _, err := ForLink(rec, DefaultOptions()); err != nil {
+		if _, err := forLink(rec, DefaultOptions()); err != nil {
 			t.Errorf("recovery view %s: %v", view, err)
 		}
 	}
@@ -345,13 +374,13 @@ func TestOptionsRefused(t *testing.T) {
 		{Format: SVG, DPI: 300, Size: OneColumn, FontSize: math.NaN()},
 		{Format: SVG, DPI: 300, Size: OneColumn, FontSize: 40},
 	} {
-		if _, err := ForLink(link.Default(), o); err == nil {
+		if _, err := forLink(link.Default(), o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
 	big := link.Default()
 	big.Scene, big.View, big.H, big.D = "recovery", "sweep", 4, 8
-	if _, err := ForLink(big, DefaultOptions()); err == nil || !strings.Contains(err.Error(), fmt.Sprint(experiment.SweepCostLimit)) {
+	if _, err := forLink(big, DefaultOptions()); err == nil || !strings.Contains(err.Error(), fmt.Sprint(experiment.SweepCostLimit)) {
 		t.Errorf("a sweep over the limit gave %v, want a refusal naming the limit", err)
 	}
 }
@@ -377,34 +406,6 @@ func TestPoissonBinomial(t *testing.T) {
 		if math.Abs(got[k]-want[k]) > 1e-15 {
 			t.Errorf("P(|S| = %d) = %v, want %v", k, got[k], want[k])
 		}
-	}
-}
-
-func TestMeasuredMergeCounts(t *testing.T) {
-	shared, random, err := MeasureMerged(3, 8, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Shared keys merge to multisets C(m+H−1, H); random keys do not merge.
-	binom := func(n, k int) int {
-		r := 1
-		for i := 1; i <= k; i++ {
-			r = r * (n - k + i) / i
-		}
-		return r
-	}
-	for i, n := range shared {
-		if H := i + 1; n != binom(3+H-1, H) {
-			t.Errorf("shared keys, H = %d: %d atoms, want %d", H, n, binom(3+H-1, H))
-		}
-	}
-	for i, n := range random {
-		if want := int(math.Pow(3, float64(i+1))); n != want {
-			t.Errorf("random keys, H = %d: %d atoms, want %d", i+1, n, want)
-		}
-	}
-	if len(shared) != 8 || len(random) < 5 {
-		t.Errorf("measured %d shared and %d random counts", len(shared), len(random))
 	}
 }
 
@@ -444,17 +445,6 @@ func TestCostPerQuery(t *testing.T) {
 	c.Fused[1] = math.NaN()
 	if _, err := CostFigure(c, DefaultOptions()); err == nil {
 		t.Fatal("a NaN time was plotted")
-	}
-	// A real measurement: the fused head costs more than the split heads
-	// from d = 8 on, since it evaluates 2^d atoms against 2d terms.
-	m, err := MeasureCost(8, 9, time.Millisecond, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, d := range m.D {
-		if m.Fused[i] <= m.Split[i] {
-			t.Errorf("d = %d: fused %v ns ≤ split %v ns", d, m.Fused[i], m.Split[i])
-		}
 	}
 }
 

@@ -1,6 +1,9 @@
 package plots
 
 import (
+	"errors"
+
+	"headlab/numerics/experiment"
 	"headlab/web/link"
 )
 
@@ -11,8 +14,9 @@ type Standard struct {
 	Name string
 	// State is the link state the figure is made from.
 	State link.State
-	// Build makes the figure; its Link is State's link.
-	Build func(s link.State, o Options) (Figure, error)
+	// Build makes the figure from the experiments Needs(State) names, as
+	// experiment.RunFigure made them; its Link is State's link.
+	Build func(s link.State, runs experiment.FigureRuns, o Options) (Figure, error)
 }
 
 // StandardSet returns the standard figures: attention weights, the atom
@@ -49,8 +53,8 @@ func StandardSet() []Standard {
 	tfResult := tf
 	tfResult.View = "result"
 
-	withLink := func(b func(link.State, Style) (Figure, error)) func(link.State, Options) (Figure, error) {
-		return func(s link.State, o Options) (Figure, error) {
+	withLink := func(b func(link.State, experiment.FigureRuns, Style) (Figure, error)) func(link.State, experiment.FigureRuns, Options) (Figure, error) {
+		return func(s link.State, runs experiment.FigureRuns, o Options) (Figure, error) {
 			if o.Font == "" {
 				o.Font = Typeface(s.Font)
 			} else {
@@ -59,41 +63,35 @@ func StandardSet() []Standard {
 			if err := o.Validate(); err != nil {
 				return Figure{}, err
 			}
-			f, err := b(s, o.style())
+			f, err := b(s, runs, o.style())
 			f.Link = s.Link()
 			return f, err
 		}
 	}
 	return []Standard{
 		{Name: "attention-weights", State: att, Build: ForLink},
-		{Name: "atom-explosion", State: atoms, Build: withLink(func(s link.State, st Style) (Figure, error) {
-			in, err := ExplosionFor(s)
-			if err != nil {
-				return Figure{}, err
-			}
-			return ExplosionCurve(in, st)
+		{Name: "atom-explosion", State: atoms, Build: withLink(func(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+			return ExplosionCurve(ExplosionFor(s, runs), st)
 		})},
-		{Name: "atom-mass", State: atoms, Build: withLink(func(s link.State, st Style) (Figure, error) {
+		{Name: "atom-mass", State: atoms, Build: withLink(func(s link.State, _ experiment.FigureRuns, st Style) (Figure, error) {
 			return MassBySize(Mass{Q: s.Q}, st)
 		})},
 		{Name: "rational-fit", State: rfs, Build: ForLink},
-		{Name: "recovery-noise", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
-			sw, err := RunSweep(s)
-			if err != nil {
-				return Figure{}, err
+		{Name: "recovery-noise", State: sweep, Build: withLink(func(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+			if runs.Sweep == nil {
+				return Figure{}, errors.New("plots: the sweep figure needs the noise sweep (Needs)")
 			}
-			return ErrorVsNoise(NoiseSweep(sw, s), st)
+			return ErrorVsNoise(NoiseSweep(*runs.Sweep, s), st)
 		})},
-		{Name: "recovery-heads", State: sweep, Build: withLink(func(s link.State, st Style) (Figure, error) {
-			sw, err := RunSweep(s)
-			if err != nil {
-				return Figure{}, err
+		{Name: "recovery-heads", State: sweep, Build: withLink(func(s link.State, runs experiment.FigureRuns, st Style) (Figure, error) {
+			if runs.Sweep == nil {
+				return Figure{}, errors.New("plots: the sweep figure needs the noise sweep (Needs)")
 			}
-			return ErrorVsHeads(HeadsSweep(sw, s), st)
+			return ErrorVsHeads(HeadsSweep(*runs.Sweep, s), st)
 		})},
 		{Name: "recovery-queries", State: modes, Build: ForLink},
 		{Name: "transformer-units", State: tfUnits, Build: ForLink},
 		{Name: "transformer-result", State: tfResult, Build: ForLink},
-		{Name: "recovery-digits", State: rec, Build: withLink(func(_ link.State, st Style) (Figure, error) { return DigitsNeeded(st) })},
+		{Name: "recovery-digits", State: rec, Build: withLink(func(_ link.State, _ experiment.FigureRuns, st Style) (Figure, error) { return DigitsNeeded(st) })},
 	}
 }

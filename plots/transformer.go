@@ -17,27 +17,22 @@ import (
 	"headlab/web/link"
 )
 
-// TransformerReplay returns the run of a transformer state made at once
-// (experiment.Run, as the page's compute worker makes it), replayed to
-// the state's step (replay.Transformer), and the state as the page shows
-// it: its view the transformer scene's (link.State.TransformerView) and
-// its step clamped to the run's end. The figures draw this replay, as the
-// canvas does, so a figure shows what the canvas shows at the same link.
-func TransformerReplay(s link.State) (*replay.Transformer, link.State, error) {
+// TransformerReplay returns the transformer run of runs (as Needs asks
+// for it and the page's compute worker makes it) replayed to the state's
+// step (replay.Transformer), and the state as the page shows it: its view
+// the transformer scene's (link.State.TransformerView) and its step
+// clamped to the run's end. The figures draw this replay, as the canvas
+// does, so a figure shows what the canvas shows at the same link.
+func TransformerReplay(s link.State, runs experiment.FigureRuns) (*replay.Transformer, link.State, error) {
 	s.View = s.TransformerView()
-	setup := s.Transformer()
-	tr := replay.NewTransformer(setup, s.Step)
+	tr := replay.NewTransformer(s.Transformer(), s.Step)
 	if tr.NetErr != nil {
 		return nil, s, fmt.Errorf("plots: %w", tr.NetErr)
 	}
-	res, err := experiment.Run(experiment.Context{}, experiment.Job{Kind: experiment.KindTransformer, Transformer: &setup})
-	if err != nil {
-		return nil, s, fmt.Errorf("plots: %w", err)
+	if runs.Transformer == nil {
+		return nil, s, fmt.Errorf("plots: the transformer figure needs the transformer run (Needs)")
 	}
-	if res.Transformer == nil {
-		return nil, s, fmt.Errorf("plots: the transformer run was not made")
-	}
-	tr.Finish(*res.Transformer)
+	tr.Finish(*runs.Transformer)
 	s.Step = tr.Step()
 	return &tr, s, nil
 }
@@ -48,8 +43,8 @@ func TransformerReplay(s link.State) (*replay.Transformer, link.State, error) {
 // the rational function of the odd part's current query as the Recovery
 // scene's figure shows it, and at a step of phase B the line of single
 // tokens (TransformerLine).
-func TransformerFigure(sc *replay.Transformer, view string, st Style) (Figure, error) {
-	if view == "result" {
+func TransformerFigure(sc *replay.Transformer, view link.View, st Style) (Figure, error) {
+	if view == link.Result {
 		return TransformerResult(sc, st)
 	}
 	if sc.Phase() == "units" {
@@ -131,25 +126,10 @@ func TransformerLine(sc *replay.Transformer, st Style) (Figure, error) {
 	f.legend("true *F* (not seen by the learner)", l)
 
 	marks := sc.Marks()
-	kinks := []float64{math.Inf(-1)}
-	for _, m := range marks {
-		if m.Kind == transformer.KinkFound {
-			kinks = append(kinks, m.T)
-		}
-	}
-	kinks = append(kinks, math.Inf(1))
 	first := true
 	pieces := f.table("pieces", "piece (index)", "place t (on the line)", "solved F (output units)")
-	for i, pc := range sc.Pieces() {
-		a, b := math.Inf(-1), math.Inf(1)
-		for _, k := range kinks {
-			if k <= pc.T && k > a {
-				a = k
-			}
-			if k >= pc.T && k < b {
-				b = k
-			}
-		}
+	for i, sp := range sc.Spans() {
+		pc, a, b := sp.Piece, sp.A, sp.B
 		ta, tb := math.Atan(a), math.Atan(b)
 		var seg plotter.XYs
 		for j := 0; j <= 60; j++ {
@@ -252,10 +232,7 @@ func TransformerResult(sc *replay.Transformer, st Style) (Figure, error) {
 		}
 	}
 	res := sc.Run.Result
-	var pair []int
-	if rec, ok := sc.PhaseA(); ok {
-		pair, _ = rec.Pairing()
-	}
+	pair, _ := sc.Pairing()
 	for h, hd := range sc.Odd {
 		if pair == nil || h >= len(pair) {
 			break

@@ -23,7 +23,7 @@ func TestTransformerFigures(t *testing.T) {
 		if len(notes) > 0 {
 			t.Fatalf("%s: %v", c.frag, notes)
 		}
-		f, err := ForLink(s, DefaultOptions())
+		f, err := forLink(s, DefaultOptions())
 		if err != nil {
 			t.Fatalf("%s: %v", c.frag, err)
 		}
@@ -51,7 +51,7 @@ func TestTransformerFigures(t *testing.T) {
 	// A step past the end is the end, with the link clamped as the page
 	// clamps it.
 	s, _ := link.Parse(base + "&step=1000")
-	f, err := ForLink(s, DefaultOptions())
+	f, err := forLink(s, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

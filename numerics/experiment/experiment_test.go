@@ -46,7 +46,7 @@ func TestLearnSlicedIsLearn(t *testing.T) {
 		layer := r.TrueLayer()
 		want, werr := recovery.Learn(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer))
 		pauses := 0
-		got, err := Learn(Context{Slice: time.Microsecond, Pause: func(Progress) bool { pauses++; return true }}, r)
+		got, err := Learn(Pacer{Slice: time.Microsecond, Pause: func(Progress) bool { pauses++; return true }}, r)
 		if err != nil {
 			t.Fatalf("%s: %v", r.Key(), err)
 		}
@@ -66,7 +66,7 @@ func TestWireRoundTrip(t *testing.T) {
 	// accuracy table); find one that does, so the error path is tested.
 	for seed := uint64(1); seed < 40; seed++ {
 		r := Recovery{H: 5, D: 2, Seed: seed}
-		run, err := Learn(Context{}, r)
+		run, err := Learn(Pacer{}, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestWireRoundTrip(t *testing.T) {
 		if !errors.As(back.Recovery.Err, &fe2) || back.Recovery.Err.Error() != run.Err.Error() || fe2.RF != fe.RF {
 			t.Fatalf("error %v came back as %v", run.Err, back.Recovery.Err)
 		}
-		good, _ := Learn(Context{}, Recovery{H: 2, D: 2, Seed: seed})
+		good, _ := Learn(Pacer{}, Recovery{H: 2, D: 2, Seed: seed})
 		b = encoded(t, Result{Kind: KindRecovery, Recovery: &good})
 		back, _ = DecodeResult(b)
 		if back.Recovery.Err != nil || !mat.Equal(back.Recovery.Result.Layer[0].W, good.Result.Layer[0].W) {
@@ -102,7 +102,7 @@ func TestWireRoundTrip(t *testing.T) {
 func TestSweep(t *testing.T) {
 	r := Recovery{H: 1, D: 2, Seed: 3}
 	var last Progress
-	st, err := Sweep(Context{Slice: time.Millisecond, Pause: func(p Progress) bool { last = p; return true }}, r)
+	st, err := Sweep(Pacer{Slice: time.Millisecond, Pause: func(p Progress) bool { last = p; return true }}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestSweep(t *testing.T) {
 	if last.Sweep == nil || !(last.Fraction > 0.5) {
 		t.Errorf("last progress %+v", last)
 	}
-	whole, err := Sweep(Context{}, r)
+	whole, err := Sweep(Pacer{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSweep(t *testing.T) {
 		t.Error("a sweep computed in slices differs from one computed whole")
 	}
 	n := 0
-	if _, err := Sweep(Context{Slice: time.Microsecond, Pause: func(Progress) bool { n++; return n < 3 }}, r); !errors.Is(err, ErrCancelled) {
+	if _, err := Sweep(Pacer{Slice: time.Microsecond, Pause: func(Progress) bool { n++; return n < 3 }}, r); !errors.Is(err, ErrCancelled) {
 		t.Errorf("a stopped sweep returned %v", err)
 	}
 	if big := EmptySweep(Recovery{H: 3, D: 8}); big.Refused == "" || SweepCost(3, 8) <= SweepCostLimit {
@@ -151,14 +151,14 @@ func TestGeneralHeadsPrefix(t *testing.T) {
 
 func TestFitFewerKnown(t *testing.T) {
 	f := Fit{D: 2, K: 3, Seed: 4}
-	whole, err := Run(Context{}, Job{Kind: KindFit, Fit: &f})
+	whole, err := Run(Pacer{}, Job{Kind: KindFit, Fit: &f})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(whole.Fit.Points) != 3 || !whole.Fit.Done {
 		t.Fatalf("fit: %+v", whole.Fit)
 	}
-	part, err := Run(Context{Slice: time.Microsecond}, Job{Kind: KindFit, Fit: &f, Known: whole.Fit.Points[:2]})
+	part, err := Run(Pacer{Slice: time.Microsecond}, Job{Kind: KindFit, Fit: &f, Known: whole.Fit.Points[:2]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +170,11 @@ func TestFitFewerKnown(t *testing.T) {
 func TestRunRefusesBadJobs(t *testing.T) {
 	for _, j := range []Job{{Kind: "nope"}, {Kind: KindRecovery}, {Kind: KindTiming, Timing: &Timing{D: 3, Q: []float64{1}}},
 		{Kind: KindRecovery, Recovery: &Recovery{H: 0, D: 2}}} {
-		if _, err := Run(Context{}, j); err == nil {
+		if _, err := Run(Pacer{}, j); err == nil {
 			t.Errorf("%+v: no error", j)
 		}
 	}
-	c, err := Run(Context{Slice: time.Millisecond}, Job{Kind: KindTiming, Timing: &Timing{D: 3, Q: []float64{0.1, -1, 2}}})
+	c, err := Run(Pacer{Slice: time.Millisecond}, Job{Kind: KindTiming, Timing: &Timing{D: 3, Q: []float64{0.1, -1, 2}}})
 	if err != nil || !(c.Timing.Split > 0) || !(c.Timing.Fused > 0) || math.IsNaN(c.Timing.Split) {
 		t.Errorf("timing: %+v %v", c.Timing, err)
 	}
@@ -191,7 +191,7 @@ func BenchmarkLearn(b *testing.B) {
 	for _, c := range learnBench {
 		b.Run(fmt.Sprintf("H=%d,d=%d", c[0], c[1]), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Learn(Context{Slice: 25 * time.Millisecond}, Recovery{H: c[0], D: c[1], Seed: 1}); err != nil {
+				if _, err := Learn(Pacer{Slice: 25 * time.Millisecond}, Recovery{H: c[0], D: c[1], Seed: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -210,12 +210,12 @@ func BenchmarkLearnWarm(b *testing.B) {
 	for _, c := range learnBench {
 		b.Run(fmt.Sprintf("H=%d,d=%d", c[0], c[1]), func(b *testing.B) {
 			r := Recovery{H: c[0], D: c[1], Seed: 1}
-			ctx := Context{Slice: 25 * time.Millisecond}
-			if _, err := Learn(ctx, r); err != nil {
+			pace := Pacer{Slice: 25 * time.Millisecond}
+			if _, err := Learn(pace, r); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if _, err := Learn(ctx, r); err != nil {
+				if _, err := Learn(pace, r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -230,12 +230,12 @@ func TestLearnExtended(t *testing.T) {
 	const seed = 77 // held out: no other test uses it
 	t.Logf("seed %d", seed)
 	r := Recovery{H: 6, D: 2, Seed: seed}
-	flat, err := Learn(Context{}, r)
+	flat, err := Learn(Pacer{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Prec = int(recovery.NeededPrecision(r.H, r.D, recovery.Paper))
-	ext, err := Learn(Context{}, r)
+	ext, err := Learn(Pacer{}, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestLearnExtended(t *testing.T) {
 		t.Fatal("the precision is not part of the run's key")
 	}
 	r.Noise = 1e-6
-	if _, err := Learn(Context{}, r); err == nil {
+	if _, err := Learn(Pacer{}, r); err == nil {
 		t.Fatal("a noisy oracle in extended precision was accepted")
 	}
 }
@@ -301,4 +301,50 @@ func showJob(j Job) string {
 		}
 	}
 	return s
+}
+
+func TestMergedCounts(t *testing.T) {
+	shared, random, err := MergedCounts(3, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Shared keys merge to multisets C(m+H−1, H); random keys do not merge.
+	binom := func(n, k int) int {
+		r := 1
+		for i := 1; i <= k; i++ {
+			r = r * (n - k + i) / i
+		}
+		return r
+	}
+	for i, n := range shared {
+		if H := i + 1; n != binom(3+H-1, H) {
+			t.Errorf("shared keys, H = %d: %d atoms, want %d", H, n, binom(3+H-1, H))
+		}
+	}
+	for i, n := range random {
+		if want := int(math.Pow(3, float64(i+1))); n != want {
+			t.Errorf("random keys, H = %d: %d atoms, want %d", i+1, n, want)
+		}
+	}
+	if len(shared) != 8 || len(random) < 5 {
+		t.Errorf("measured %d shared and %d random counts", len(shared), len(random))
+	}
+}
+
+// TestMeasureCostCurve makes a real measurement: the fused head costs more
+// than the split heads from d = 8 on, since it evaluates 2^d atoms against
+// 2d terms.
+func TestMeasureCostCurve(t *testing.T) {
+	m, err := MeasureCostCurve(8, 9, time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range m.D {
+		if m.Fused[i] <= m.Split[i] {
+			t.Errorf("d = %d: fused %v ns ≤ split %v ns", d, m.Fused[i], m.Split[i])
+		}
+	}
+	if _, err := MeasureCostCurve(1, MaxTimingWidth+1, time.Millisecond, 1); err == nil {
+		t.Error("a width over MaxTimingWidth was measured")
+	}
 }

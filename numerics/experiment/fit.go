@@ -55,10 +55,10 @@ type FitCurve struct {
 }
 
 // FitFewer fits k = 1…K (FitWidths) atoms to W_d one fusion.Fitter step
-// (one L-BFGS iteration) at a time, reporting the curve so far to ctx
+// (one L-BFGS iteration) at a time, reporting the curve so far to pace
 // between slices. Points the caller already has (known, by k) are not
 // fitted again.
-func FitFewer(ctx Context, f Fit, known []FitPoint) (FitCurve, error) {
+func FitFewer(pace Pacer, f Fit, known []FitPoint) (FitCurve, error) {
 	c := FitCurve{D: f.D, Seed: f.Seed}
 	ks := FitWidths(f.D, f.K)
 	have := map[int]FitPoint{}
@@ -82,7 +82,7 @@ func FitFewer(ctx Context, f Fit, known []FitPoint) (FitCurve, error) {
 		}
 		for {
 			finished := false
-			for t := ctx.timer(); !t.over(); {
+			for t := pace.timer(); !t.over(); {
 				if finished = fit.Step(); finished {
 					break
 				}
@@ -92,7 +92,7 @@ func FitFewer(ctx Context, f Fit, known []FitPoint) (FitCurve, error) {
 			}
 			snap := c
 			snap.Points = append([]FitPoint(nil), c.Points...)
-			if !ctx.pause(Progress{Fraction: (done + float64(k)*fit.Progress()) / total, Fit: &snap}) {
+			if !pace.pause(Progress{Fraction: (done + float64(float64(k)*fit.Progress())) / total, Fit: &snap}) {
 				return FitCurve{}, ErrCancelled
 			}
 		}

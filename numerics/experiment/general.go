@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"headlab/numerics/fusion"
@@ -34,4 +35,48 @@ func GeneralHeads(seed uint64, H, m int, keys string) []fusion.Head {
 		}
 	}
 	return heads
+}
+
+// MergedLimit is the largest fused head MergedCounts builds, in atoms.
+const MergedLimit = 4096
+
+// MergedCounts fuses the first H = 1, 2, …, maxH of the general-fusion
+// heads of m atoms (GeneralHeads with seed), for keys shared by every head
+// and for random keys, each head into the fused head of the ones before,
+// and returns the fused heads' atom counts: shared[H−1] and random[H−1]
+// are the scene's merged counts for H heads. A curve stops before its
+// fused head passes MergedLimit atoms (random keys: before the product
+// passes 4·MergedLimit).
+func MergedCounts(m, maxH int, seed uint64) (shared, random []int, err error) {
+	if m < 1 || maxH < 1 {
+		return nil, nil, fmt.Errorf("experiment: merged counts for m = %d, H ≤ %d; want m ≥ 1 and H ≥ 1", m, maxH)
+	}
+	for _, keys := range []string{"shared", "random"} {
+		heads := GeneralHeads(seed, maxH, m, keys)
+		var acc fusion.Head
+		var counts []int
+		for H := 1; H <= maxH; H++ {
+			if acc == nil {
+				acc, err = fusion.Fuse(heads[0])
+			} else {
+				if len(acc)*m > 4*MergedLimit {
+					break
+				}
+				acc, err = fusion.Fuse(acc, heads[H-1])
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("experiment: fusing %d heads of %d atoms: %w", H, m, err)
+			}
+			if len(acc) > MergedLimit {
+				break
+			}
+			counts = append(counts, len(acc))
+		}
+		if keys == "shared" {
+			shared = counts
+		} else {
+			random = counts
+		}
+	}
+	return shared, random, nil
 }

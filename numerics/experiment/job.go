@@ -58,24 +58,27 @@ type Result struct {
 	Dur time.Duration
 }
 
-// Context is how a running experiment pauses: it computes for about Slice
-// (0: without pausing), then calls Pause with its progress, which returns
-// false to stop it (the experiment then returns ErrCancelled). The compute
-// worker yields to its event loop in Pause, so that a cancel can arrive; a
-// nil Pause never stops.
-type Context struct {
+// Pacer paces a long experiment and lets its caller stop it, the one way
+// every experiment is paused: the experiment computes for about Slice (0:
+// without pausing), then calls Pause with its progress at its next
+// checkpoint, which returns false to stop it (the experiment then returns
+// ErrCancelled). The learners take the checkpoint as a hook of their own
+// (recovery.Pause, transformer's Options.Pause), so an experiment's numbers
+// do not depend on its pacing. The compute worker yields to its event loop
+// in Pause, so that a cancel can arrive; a nil Pause never stops.
+type Pacer struct {
 	Slice time.Duration
 	Pause func(Progress) bool
 }
 
-func (c Context) slice() time.Duration {
+func (c Pacer) slice() time.Duration {
 	if c.Slice <= 0 {
 		return 1000 * time.Hour
 	}
 	return c.Slice
 }
 
-func (c Context) pause(p Progress) bool { return c.Pause == nil || c.Pause(p) }
+func (c Pacer) pause(p Progress) bool { return c.Pause == nil || c.Pause(p) }
 
 // sliceTimer tells when a slice of work is over.
 type sliceTimer struct {
@@ -83,13 +86,13 @@ type sliceTimer struct {
 	d     time.Duration
 }
 
-func (c Context) timer() sliceTimer { return sliceTimer{time.Now(), c.slice()} }
-func (t sliceTimer) over() bool     { return time.Since(t.start) >= t.d }
+func (c Pacer) timer() sliceTimer { return sliceTimer{time.Now(), c.slice()} }
+func (t sliceTimer) over() bool   { return time.Since(t.start) >= t.d }
 
 // Run runs a job: the experiment its kind names with its set-up. A panic
 // inside an experiment is returned as an error, so that a bad job never
 // takes the worker down.
-func Run(ctx Context, j Job) (res Result, err error) {
+func Run(pace Pacer, j Job) (res Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = Result{}, fmt.Errorf("experiment: %s job: internal error: %v", j.Kind, p)
@@ -104,11 +107,11 @@ func Run(ctx Context, j Job) (res Result, err error) {
 		}
 		if j.Kind == KindRecovery {
 			var run RecoveryRun
-			run, err = Learn(ctx, *j.Recovery)
+			run, err = Learn(pace, *j.Recovery)
 			res.Recovery = &run
 		} else {
 			var st SweepState
-			st, err = Sweep(ctx, *j.Recovery)
+			st, err = Sweep(pace, *j.Recovery)
 			res.Sweep = &st
 		}
 	case KindFit:
@@ -116,21 +119,21 @@ func Run(ctx Context, j Job) (res Result, err error) {
 			return Result{}, fmt.Errorf("experiment: a fit job without its set-up")
 		}
 		var c FitCurve
-		c, err = FitFewer(ctx, *j.Fit, j.Known)
+		c, err = FitFewer(pace, *j.Fit, j.Known)
 		res.Fit = &c
 	case KindTiming:
 		if j.Timing == nil {
 			return Result{}, fmt.Errorf("experiment: a timing job without its set-up")
 		}
 		var c Costs
-		c, err = MeasureCost(ctx, *j.Timing)
+		c, err = MeasureCost(pace, *j.Timing)
 		res.Timing = &c
 	case KindTransformer:
 		if j.Transformer == nil {
 			return Result{}, fmt.Errorf("experiment: a transformer job without its set-up")
 		}
 		var run TransformerRun
-		run, err = LearnTransformer(ctx, *j.Transformer)
+		run, err = LearnTransformer(pace, *j.Transformer)
 		res.Transformer = &run
 	default:
 		return Result{}, fmt.Errorf("experiment: no experiment of kind %q", j.Kind)

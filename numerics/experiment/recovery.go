@@ -141,39 +141,45 @@ type RecoveryRun struct {
 // stop.
 var ErrCancelled = errors.New("experiment: cancelled")
 
-// Learn runs the recovery r sets up, a slice of ctx.Slice at a time, with
-// the oracle's noise drawn from the seed. Its numbers are recovery.Learn's,
-// bit for bit, however it is sliced. The error is ErrCancelled when ctx
-// stopped it, or a bad set-up's; a run that cannot be resolved is not an
-// error here but the run's Err.
-func Learn(ctx Context, r Recovery) (RecoveryRun, error) {
+// Learn runs the recovery r sets up, paced by pace (recovery.LearnPaused),
+// with the oracle's noise drawn from the seed. Its numbers are
+// recovery.Learn's, bit for bit, however it is paced. The error is
+// ErrCancelled when pace stopped it, or a bad set-up's; a run that cannot
+// be resolved is not an error here but the run's Err.
+func Learn(pace Pacer, r Recovery) (RecoveryRun, error) {
 	layer, err := trueLayer(r)
 	if err != nil {
 		return RecoveryRun{}, err
 	}
-	return learnLayer(ctx, r, layer, func(p recovery.Progress) Progress {
+	return learnLayer(pace, r, layer, func(p recovery.Progress) Progress {
 		return Progress{Fraction: p.Fraction, Recovery: &p}
 	})
 }
 
-func learnLayer(ctx Context, r Recovery, layer attention.Layer, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
+func learnLayer(pace Pacer, r Recovery, layer attention.Layer, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
 	start := time.Now()
-	var run *recovery.Run
+	timer := pace.timer()
+	pause := func(p recovery.Progress) bool {
+		if !timer.over() {
+			return true
+		}
+		ok := pace.pause(prog(p))
+		timer = pace.timer()
+		return ok
+	}
+	var res recovery.Result
+	var err error
 	if r.Prec > 0 {
 		if r.Noise > 0 {
 			return RecoveryRun{}, fmt.Errorf("experiment: a noisy oracle is simulated in float64 only (noise %g with %d bits)", r.Noise, r.Prec)
 		}
-		run = recovery.StartBig(recovery.BigLayerOracle(layer, uint(r.Prec)), r.Options(layer))
+		res, err = recovery.LearnBigPaused(recovery.BigLayerOracle(layer, uint(r.Prec)), r.Options(layer), pause)
 	} else {
-		run = recovery.Start(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer))
+		res, err = recovery.LearnPaused(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer), pause)
 	}
-	for !run.Step(ctx.slice()) {
-		if !ctx.pause(prog(run.Progress())) {
-			run.Stop()
-			return RecoveryRun{}, ErrCancelled
-		}
+	if errors.Is(err, recovery.ErrStopped) {
+		return RecoveryRun{}, ErrCancelled
 	}
-	res, err := run.Result()
 	return RecoveryRun{Result: res, Err: err, Dur: time.Since(start)}, nil
 }
 

@@ -208,7 +208,7 @@ func (sw *sweep) progress(cur float64) float64 {
 		return 0.85
 	}
 	h := float64(n-1) + (float64(len(sw.hErrs[n-1]))+cur)/SweepHeadSeeds
-	return 0.85 + 0.15*math.Min(1, h/SweepMaxHeads)
+	return 0.85 + float64(0.15*math.Min(1, h/SweepMaxHeads))
 }
 
 // doing says which run the sweep is computing ("" when none).
@@ -267,11 +267,11 @@ func (sw *sweep) snapshot(cur float64) SweepState {
 // or its refusal.
 func EmptySweep(r Recovery) SweepState { return newSweep(r).snapshot(0) }
 
-// Sweep runs the noise sweep of r, each run a slice of ctx.Slice at a
-// time; between slices ctx.Pause receives the sweep so far. It returns the
+// Sweep runs the noise sweep of r, each run a slice of pace.Slice at a
+// time; between slices pace.Pause receives the sweep so far. It returns the
 // finished sweep (refused, without runs, beyond SweepCostLimit), or
 // ErrCancelled.
-func Sweep(ctx Context, r Recovery) (SweepState, error) {
+func Sweep(pace Pacer, r Recovery) (SweepState, error) {
 	sw := newSweep(r)
 	for {
 		t, ok := sw.plan()
@@ -284,7 +284,7 @@ func Sweep(ctx Context, r Recovery) (SweepState, error) {
 			continue
 		}
 		canon := attention.Canonical(layer, CanonicalTol)
-		run, err := learnLayer(ctx, t, layer, func(p recovery.Progress) Progress {
+		run, err := learnLayer(pace, t, layer, func(p recovery.Progress) Progress {
 			st := sw.snapshot(p.Fraction)
 			return Progress{Fraction: st.Progress, Sweep: &st}
 		})
@@ -292,7 +292,7 @@ func Sweep(ctx Context, r Recovery) (SweepState, error) {
 			return SweepState{}, err
 		}
 		sw.record(RunError(run, canon), run.Dur)
-		if st := sw.snapshot(0); !ctx.pause(Progress{Fraction: st.Progress, Sweep: &st}) {
+		if st := sw.snapshot(0); !pace.pause(Progress{Fraction: st.Progress, Sweep: &st}) {
 			return SweepState{}, ErrCancelled
 		}
 	}

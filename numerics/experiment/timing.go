@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"headlab/numerics/fusion"
@@ -114,8 +115,8 @@ func (t *timing) unit() {
 }
 
 // MeasureCost measures the cost per query of W_d at the set-up's query,
-// pausing between slices of ctx.Slice.
-func MeasureCost(ctx Context, tm Timing) (Costs, error) {
+// pausing between slices of pace.Slice.
+func MeasureCost(pace Pacer, tm Timing) (Costs, error) {
 	if tm.D < 1 || len(tm.Q) != tm.D {
 		return Costs{}, fmt.Errorf("experiment: cost per query for d = %d with %d query numbers", tm.D, len(tm.Q))
 	}
@@ -131,10 +132,10 @@ func MeasureCost(ctx Context, tm Timing) (Costs, error) {
 		t.piece = min(t.flat.Len(), 1024)
 	}
 	for !t.done() {
-		for s := ctx.timer(); !t.done() && !s.over(); {
+		for s := pace.timer(); !t.done() && !s.over(); {
 			t.unit()
 		}
-		if !t.done() && !ctx.pause(Progress{Fraction: t.progress()}) {
+		if !t.done() && !pace.pause(Progress{Fraction: t.progress()}) {
 			return Costs{}, ErrCancelled
 		}
 	}
@@ -146,4 +147,64 @@ func MeasureCost(ctx Context, tm Timing) (Costs, error) {
 		return Costs{}, fmt.Errorf("experiment: W_%d gave NaN while timing", tm.D)
 	}
 	return c, nil
+}
+
+// CostCurve is the cost of one query of W_d, in nanoseconds, for each width in
+// D: the d split heads (2d head-atom terms), the explicit fused head (2^d
+// atoms) and the O(d) closed form Σ σ(q_j). The standard figure of the
+// cost draws it (plots.Cost).
+type CostCurve struct {
+	D                     []int
+	Split, Fused, Formula []float64
+}
+
+// MeasureCostCurve times, where it runs (natively, for the standard
+// figure), one query of W_d split, fused and by its closed form for
+// d = from…to: each method is run until at least budget has passed, three
+// times, and the fastest mean is kept. Queries are drawn from seed.
+func MeasureCostCurve(from, to int, budget time.Duration, seed uint64) (CostCurve, error) {
+	if from < 1 || to > MaxTimingWidth || from > to {
+		return CostCurve{}, fmt.Errorf("experiment: cost per query for d = %d…%d; want 1 ≤ d ≤ %d", from, to, MaxTimingWidth)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x636f7374)) // "cost"
+	var c CostCurve
+	var sink float64
+	for d := from; d <= to; d++ {
+		split, err := fusion.SigmoidSum(d)
+		if err != nil {
+			return CostCurve{}, err
+		}
+		fused, err := fusion.SigmoidSumFlat(d)
+		if err != nil {
+			return CostCurve{}, err
+		}
+		q := make([]float64, d)
+		for j := range q {
+			q[j] = rng.NormFloat64()
+		}
+		c.D = append(c.D, d)
+		c.Split = append(c.Split, timeMean(budget, func() { sink += fusion.SplitOutput(split, q) }))
+		c.Fused = append(c.Fused, timeMean(budget, func() { sink += fused.Output(q) }))
+		c.Formula = append(c.Formula, timeMean(budget, func() { sink += fusion.SigmoidSumValue(q) }))
+	}
+	if math.IsNaN(sink) {
+		return CostCurve{}, fmt.Errorf("experiment: W_d gave NaN while timing")
+	}
+	return c, nil
+}
+
+// timeMean returns the fastest of three mean times of f, in nanoseconds,
+// each over as many calls as fit in budget (at least one).
+func timeMean(budget time.Duration, f func()) float64 {
+	best := math.Inf(1)
+	for trial := 0; trial < 3; trial++ {
+		n := 0
+		start := time.Now()
+		for n == 0 || time.Since(start) < budget {
+			f()
+			n++
+		}
+		best = math.Min(best, float64(time.Since(start).Nanoseconds())/float64(n))
+	}
+	return best
 }

@@ -3,7 +3,6 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"math/big"
 	"time"
 
 	"headlab/numerics/recovery"
@@ -115,17 +114,13 @@ type TransformerRun struct {
 	Dur        time.Duration
 }
 
-// cancelled is the panic with which the oracle stops a run of
-// transformer.Learn, which has no way of its own to be stopped.
-type cancelled struct{}
-
-// LearnTransformer runs the transformer run t sets up. Learn has no
-// slices of its own, so the run pauses from inside the oracle: after about
-// ctx.Slice of work, at the next query, it reports its progress (queries
-// made of planned) and stops when ctx says so. The numbers do not depend
-// on the slicing. The error is ErrCancelled when ctx stopped it, or a bad
+// LearnTransformer runs the transformer run t sets up, paced by pace
+// through transformer's Options.Pause: after about pace.Slice of work, at
+// the run's next checkpoint, it reports its progress (queries made of
+// planned) and stops when pace says so. The numbers do not depend on the
+// pacing. The error is ErrCancelled when pace stopped it, or a bad
 // set-up's; a failed condition is the run's Err.
-func LearnTransformer(ctx Context, t Transformer) (run TransformerRun, err error) {
+func LearnTransformer(pace Pacer, t Transformer) (TransformerRun, error) {
 	if t.H < 1 || t.D < 1 || t.M < 1 || t.K < 1 {
 		return TransformerRun{}, fmt.Errorf("experiment: a transformer run needs H, d, m, K ≥ 1, not %d, %d, %d, %d", t.H, t.D, t.M, t.K)
 	}
@@ -140,30 +135,23 @@ func LearnTransformer(ctx Context, t Transformer) (run TransformerRun, err error
 	}
 	start := time.Now()
 	planned := max(1, t.PlannedQueries())
-	timer := ctx.timer()
-	calls := 0
-	oracle := func(X [][]*big.Float) *big.Float {
-		calls++
-		if timer.over() {
-			if !ctx.pause(Progress{Fraction: min(0.95, 0.9*float64(calls)/float64(planned))}) {
-				panic(cancelled{})
-			}
-			timer = ctx.timer()
+	timer := pace.timer()
+	opt := t.Options()
+	opt.Pause = func(queries int) bool {
+		if !timer.over() {
+			return true
 		}
-		return o.Query(X)
+		ok := pace.pause(Progress{Fraction: min(0.95, 0.9*float64(queries)/float64(planned))})
+		timer = pace.timer()
+		return ok
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(cancelled); !ok {
-				panic(p)
-			}
-			run, err = TransformerRun{}, ErrCancelled
-		}
-	}()
-	res, lerr := transformer.Learn(oracle, t.Options())
-	run = TransformerRun{Result: res, Err: lerr, Truth: net.Canonical(prec), Agreement: nan}
+	res, lerr := transformer.Learn(o.Query, opt)
+	if errors.Is(lerr, transformer.ErrStopped) {
+		return TransformerRun{}, ErrCancelled
+	}
+	run := TransformerRun{Result: res, Err: lerr, Truth: net.Canonical(prec), Agreement: nan}
 	if lerr == nil {
-		ctx.pause(Progress{Fraction: 0.95})
+		pace.pause(Progress{Fraction: 0.95})
 		run.Agreement = transformer.Agreement(run.Truth.Func(prec), res.Net.Func(prec), t.D,
 			t.Seed^agreementStream, AgreementSequences, AgreementLength, prec)
 		if e := transformer.Equivalent(run.Truth, res.Net, EquivalentTol); e != nil {

@@ -11,7 +11,7 @@ import (
 
 func TestTransformerJobRoundTrip(t *testing.T) {
 	set := Transformer{H: 1, D: 2, M: 2, K: 3, Seed: 5}
-	res, err := Run(Context{}, Job{Kind: KindTransformer, Transformer: &set})
+	res, err := Run(Pacer{}, Job{Kind: KindTransformer, Transformer: &set})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +61,8 @@ func TestTransformerConditionErrorOnTheWire(t *testing.T) {
 
 func TestTransformerCancels(t *testing.T) {
 	n := 0
-	ctx := Context{Slice: time.Nanosecond, Pause: func(Progress) bool { n++; return n < 3 }}
-	if _, err := LearnTransformer(ctx, Transformer{H: 2, D: 3, M: 3, K: 4, Seed: 1}); !errors.Is(err, ErrCancelled) {
+	pace := Pacer{Slice: time.Nanosecond, Pause: func(Progress) bool { n++; return n < 3 }}
+	if _, err := LearnTransformer(pace, Transformer{H: 2, D: 3, M: 3, K: 4, Seed: 1}); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("got %v, want ErrCancelled", err)
 	}
 }
@@ -78,7 +78,7 @@ func BenchmarkLearnTransformer(b *testing.B) {
 	} {
 		b.Run(set.Key(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := LearnTransformer(Context{}, set); err != nil {
+				if _, err := LearnTransformer(Pacer{}, set); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,7 +14,7 @@ import (
 // TestGolden checks that runs give bit-identical numbers natively and under
 // GOOS=js: both runs compare with one golden digest. The runs are made by
 // Learn (with as many goroutines as GOMAXPROCS, and with four) and again
-// by a Run suspended at every checkpoint, which must all give the same
+// by LearnPaused, paused at every checkpoint, which must all give the same
 // digest.
 func TestGolden(t *testing.T) {
 	learners := []struct {
@@ -24,11 +24,8 @@ func TestGolden(t *testing.T) {
 		{"Learn", Learn},
 		// Four goroutines fitting at once, whatever GOMAXPROCS is here.
 		{"Learn4", func(o Oracle, opt Options) (Result, error) { return learn(source{f: o}, opt, nil, 4) }},
-		{"Run", func(o Oracle, opt Options) (Result, error) {
-			r := Start(o, opt)
-			for !r.Step(0) {
-			}
-			return r.Result()
+		{"Paused", func(o Oracle, opt Options) (Result, error) {
+			return LearnPaused(o, opt, func(Progress) bool { return true })
 		}},
 	}
 	for _, lr := range learners {
@@ -71,7 +68,7 @@ func TestGolden(t *testing.T) {
 
 // TestGoldenBig checks that extended-precision runs give bit-identical
 // numbers natively and under GOOS=js, from the oracle's answers to the
-// heads at full precision, directly and as a Run suspended at every
+// heads at full precision, directly and paused (LearnBigPaused) at every
 // checkpoint.
 func TestGoldenBig(t *testing.T) {
 	learners := []struct {
@@ -79,11 +76,8 @@ func TestGoldenBig(t *testing.T) {
 		learn func(BigOracle, Options) (Result, error)
 	}{
 		{"LearnBig", LearnBig},
-		{"Run", func(o BigOracle, opt Options) (Result, error) {
-			r := StartBig(o, opt)
-			for !r.Step(0) {
-			}
-			return r.Result()
+		{"Paused", func(o BigOracle, opt Options) (Result, error) {
+			return LearnBigPaused(o, opt, func(Progress) bool { return true })
 		}},
 	}
 	for _, lr := range learners {

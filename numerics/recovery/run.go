@@ -3,135 +3,56 @@ package recovery
 import (
 	"errors"
 	"fmt"
-	"iter"
-	"time"
 )
 
-// ErrUnfinished is Run.Result's error before the run is done, or after it
-// was stopped.
-var ErrUnfinished = errors.New("recovery: the run is not finished")
+// Pause is a long run's checkpoint, called with the run's progress after
+// each oracle query and each rational fit and before each trial step of a
+// fit; it returns false to stop the run, which then returns ErrStopped. A
+// caller paces a run with it (the compute worker yields to its event loop
+// there, where a cancel can arrive); the run's numbers are Learn's, bit
+// for bit, whatever the pause does.
+type Pause func(Progress) bool
 
-// Run is one run of Learn made a slice at a time: Step computes for about
-// a given time and returns, so that a caller that must keep drawing on a
-// single thread (the page, in the browser) can spread a run of seconds
-// over many frames, and Progress says how far it has got. The run is Learn
-// itself, suspended at its checkpoints (after each oracle query and each
-// rational fit, before each trial step of a fit), so its numbers are
-// Learn's, bit for bit, however the run is sliced.
-//
-// A Run is not safe for concurrent use. A run abandoned before it is done
-// must be stopped (Stop), which releases the goroutine holding its state.
-type Run struct {
-	next    func() (Progress, bool)
-	stop    func()
-	prog    Progress
-	res     Result
-	err     error
-	done    bool
-	stopped bool
-	start   time.Time     // when the current slice began
-	budget  time.Duration // its length
-}
+// ErrStopped is the error of a run its Pause stopped.
+var ErrStopped = errors.New("recovery: the run was stopped")
 
-// Start prepares a run of Learn(o, opt); nothing is computed before the
-// first Step.
-func Start(o Oracle, opt Options) *Run {
+// LearnPaused is Learn(o, opt) calling pause at each checkpoint; its
+// fits run on one goroutine, so that the pause sees the whole run.
+func LearnPaused(o Oracle, opt Options, pause Pause) (Result, error) {
 	if opt.Precision > 0 {
-		return start(source{}, opt, fmt.Errorf("recovery: precision %d bits needs StartBig and a BigOracle", opt.Precision))
+		return Result{}, fmt.Errorf("recovery: precision %d bits needs LearnBigPaused and a BigOracle", opt.Precision)
 	}
-	return start(source{f: o}, opt, nil)
+	return learnPaused(source{f: o}, opt, pause)
 }
 
-// StartBig prepares a run of LearnBig(o, opt).
-func StartBig(o BigOracle, opt Options) *Run {
+// LearnBigPaused is LearnBig(o, opt) calling pause at each checkpoint.
+func LearnBigPaused(o BigOracle, opt Options, pause Pause) (Result, error) {
 	if opt.Precision == 0 {
-		return start(source{}, opt, fmt.Errorf("recovery: StartBig needs Options.Precision > 0"))
+		return Result{}, fmt.Errorf("recovery: LearnBigPaused needs Options.Precision > 0")
 	}
-	return start(source{big: o}, opt, nil)
+	return learnPaused(source{big: o}, opt, pause)
 }
 
-func start(o source, opt Options, bad error) *Run {
-	r := &Run{prog: Progress{Width: opt.Width}}
-	if opt.validate() == nil {
-		r.prog.Planned = plannedQueries(opt)
+// stopped unwinds the learner of a run its pause stopped.
+type stopped struct{}
+
+func learnPaused(o source, opt Options, pause Pause) (res Result, err error) {
+	if pause == nil {
+		return learn(o, opt, nil, 1)
 	}
-	r.next, r.stop = iter.Pull(func(yield func(Progress) bool) {
-		defer func() {
-			// A stopped run unwinds with abandoned. Any other panic is a bug,
-			// kept as the run's error: iter.Pull raises it only once, and
-			// after that the run would look finished and successful.
-			if p := recover(); p != nil {
-				if _, ok := p.(abandoned); !ok {
-					r.res, r.err = Result{}, fmt.Errorf("recovery: internal error: %v", p)
-				}
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopped); !ok {
+				panic(p)
 			}
-		}()
-		if bad != nil {
-			r.err = bad
-			return
+			res, err = Result{}, ErrStopped
 		}
-		r.res, r.err = learn(o, opt, func(l *learner) {
-			if time.Since(r.start) < r.budget {
-				return
-			}
-			if !yield(l.progress()) {
-				panic(abandoned{}) // Stop: unwind the learner
-			}
-		}, 1)
-	})
-	return r
-}
-
-// abandoned unwinds a stopped run's learner.
-type abandoned struct{}
-
-// Step computes until about budget has passed (at least up to the run's
-// next checkpoint, so a slice can overrun the budget by the longest piece
-// of work between checkpoints) and reports whether the run is done.
-func (r *Run) Step(budget time.Duration) (done bool) {
-	if r.done || r.stopped {
-		return true
-	}
-	r.start, r.budget = time.Now(), budget
-	p, ok := r.next()
-	if ok {
-		r.prog = p
-		return false
-	}
-	r.done = true
-	r.next, r.stop = nil, nil
-	r.prog.Queries, r.prog.Final, r.prog.Fraction = r.res.Queries, r.err == nil, 1
-	r.prog.Planned = max(r.prog.Planned, r.res.Queries)
-	if r.err == nil {
-		r.prog.Columns = r.prog.Width
-	}
-	return true
-}
-
-// Done reports whether the run is finished.
-func (r *Run) Done() bool { return r.done }
-
-// Progress reports how far the run has got at the end of the last Step.
-func (r *Run) Progress() Progress { return r.prog }
-
-// Result returns what Learn returns, once Step has reported the run done;
-// before that, or after Stop, an empty Result and ErrUnfinished.
-func (r *Run) Result() (Result, error) {
-	if !r.done {
-		return Result{}, ErrUnfinished
-	}
-	return r.res, r.err
-}
-
-// Stop abandons an unfinished run; a finished or stopped one is left as
-// it is.
-func (r *Run) Stop() {
-	if r.done || r.stopped {
-		return
-	}
-	r.stopped = true
-	r.stop()
-	r.next, r.stop = nil, nil
+	}()
+	return learn(o, opt, func(l *learner) {
+		if !pause(l.progress()) {
+			panic(stopped{}) // unwind the learner
+		}
+	}, 1)
 }
 
 // Progress is how far a run has got.

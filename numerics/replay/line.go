@@ -20,9 +20,9 @@ func (t *Transformer) Token(tt float64) []float64 {
 			x[i] = -q
 		}
 	default:
-		s := math.Sqrt(1 + tt*tt)
+		s := math.Sqrt(1 + float64(tt*tt))
 		for i := range x {
-			x[i] = (res.P[i] + tt*res.Q[i]) / s
+			x[i] = (res.P[i] + float64(tt*res.Q[i])) / s
 		}
 	}
 	return x
@@ -37,7 +37,7 @@ func singleY(n transformer.Network, x []float64) []float64 {
 	for _, h := range n.Heads {
 		for i, xi := range x {
 			for j := 0; j < m; j++ {
-				y[j] += h.V[i][j] * xi
+				y[j] += float64(h.V[i][j] * xi)
 			}
 		}
 	}
@@ -57,12 +57,12 @@ func (t *Transformer) TrueF(tt float64) float64 {
 	for _, u := range t.Net.Units {
 		z := 0.0
 		for j, b := range u.B {
-			z += b * y[j]
+			z += float64(b * y[j])
 		}
-		f += u.A * math.Max(0, z)
+		f += float64(u.A * math.Max(0, z))
 	}
 	for j, w := range t.Net.Readout {
-		f += w * y[j]
+		f += float64(w * y[j])
 	}
 	return f
 }
@@ -74,7 +74,7 @@ func (t *Transformer) PieceF(p transformer.Piece, tt float64) float64 {
 	d := len(x)
 	f := 0.0
 	for i, l := range p.Lambda {
-		f += l * x[i%d]
+		f += float64(l * x[i%d])
 	}
 	return f
 }
@@ -176,6 +176,54 @@ func (t *Transformer) Pieces() []transformer.Piece {
 	return out
 }
 
+// Span is a piece found by the current step with the stretch of the line
+// it holds on: from the nearest kink found so far below its probe, A, to
+// the nearest above, B (−Inf and +Inf past the outermost kinks).
+type Span struct {
+	Piece transformer.Piece
+	A, B  float64
+}
+
+// Spans returns the pieces found by the current step (Pieces), each over
+// its stretch between the kinks found so far (Marks). A piece probed at
+// an infinite end of the line holds from that end to the first kink
+// inward. The canvas and the figure both draw these.
+func (t *Transformer) Spans() []Span {
+	var kinks []float64
+	for _, m := range t.Marks() {
+		if m.Kind == transformer.KinkFound {
+			kinks = append(kinks, m.T)
+		}
+	}
+	sort.Float64s(kinks)
+	var out []Span
+	for _, p := range t.Pieces() {
+		sp := Span{Piece: p, A: math.Inf(-1), B: math.Inf(1)}
+		for _, k := range kinks {
+			switch {
+			case math.IsInf(p.T, -1):
+				// The first finite kink bounds the piece at −∞.
+				if !math.IsInf(k, -1) && k < sp.B {
+					sp.B = k
+				}
+			case math.IsInf(p.T, 1):
+				if !math.IsInf(k, 1) && k > sp.A {
+					sp.A = k
+				}
+			default:
+				if k <= p.T && k > sp.A {
+					sp.A = k
+				}
+				if k >= p.T && k < sp.B {
+					sp.B = k
+				}
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
 // UnitRow compares one true unit with the recovered unit on the same
 // single-token hyperplane: what is invariant under every equivalence of
 // §3.7 but the dropping of dead units, c = Σ_h η_h = |a| Σ_h V_h b (plus
@@ -217,7 +265,7 @@ func (t *Transformer) UnitRows() []UnitRow {
 			s := 0.0
 			for _, h := range t.Net.Heads {
 				for j, b := range u.B {
-					s += h.V[i][j] * b
+					s += float64(h.V[i][j] * b)
 				}
 			}
 			if t.Net.Residual {
@@ -260,7 +308,7 @@ func crossing(c, p, q []float64) float64 {
 func dot(x, y []float64) float64 {
 	s := 0.0
 	for i := range x {
-		s += x[i] * y[i]
+		s += float64(x[i] * y[i])
 	}
 	return s
 }

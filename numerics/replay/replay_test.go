@@ -12,7 +12,7 @@ import (
 // can come from an earlier query), its fit shows only once all are in, and
 // no step outside 1…queries has a view.
 func TestAt(t *testing.T) {
-	run, err := experiment.Learn(experiment.Context{}, experiment.Recovery{H: 2, D: 2, Seed: 1})
+	run, err := experiment.Learn(experiment.Pacer{}, experiment.Recovery{H: 2, D: 2, Seed: 1})
 	if err != nil || run.Err != nil {
 		t.Fatalf("run: %v %v", err, run.Err)
 	}
@@ -51,7 +51,7 @@ func TestAt(t *testing.T) {
 // pairs every head of the odd part.
 func TestTransformerSteps(t *testing.T) {
 	setup := experiment.Transformer{H: 1, D: 2, M: 2, K: 2, Seed: 3}
-	run, err := experiment.LearnTransformer(experiment.Context{}, setup)
+	run, err := experiment.LearnTransformer(experiment.Pacer{}, setup)
 	if err != nil || run.Err != nil {
 		t.Fatalf("run: %v %v", err, run.Err)
 	}

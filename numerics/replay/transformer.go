@@ -57,7 +57,7 @@ func oddLayer(n transformer.Network) attention.Layer {
 	c := make([]float64, m)
 	for _, u := range n.Units {
 		for j := range c {
-			c[j] += u.A * u.B[j]
+			c[j] += float64(u.A * u.B[j])
 		}
 	}
 	for j := range c {
@@ -74,7 +74,7 @@ func oddLayer(n transformer.Network) attention.Layer {
 			w.SetRow(i, hd.W[i])
 			s := 0.0
 			for j := 0; j < m; j++ {
-				s += hd.V[i][j] * c[j]
+				s += float64(hd.V[i][j] * c[j])
 			}
 			v.SetVec(i, s)
 		}
@@ -208,6 +208,17 @@ func (p PhaseA) Step() int { return min(p.Made, len(p.Result.Trace.Queries)) }
 // Pairing returns, for each head of the odd part, the recovered head it is
 // compared with, and each pair's relative error (Pairing).
 func (p PhaseA) Pairing() (pair []int, errs []float64) { return Pairing(p.Result.Layer, p.Odd) }
+
+// Pairing returns, for each head of the odd part, the head phase A
+// recovered that it is compared with, and each pair's relative error
+// (Pairing); nil until the run is made. The canvas's result view and the
+// figure both pair heads here.
+func (t *Transformer) Pairing() (pair []int, errs []float64) {
+	if t.Run == nil {
+		return nil, nil
+	}
+	return Pairing(t.Run.Result.Heads.Layer, t.Odd)
+}
 
 // Pairing returns, for each true canonical head, the recovered head it is
 // compared with (the pairing that minimises the largest head error, as

@@ -311,7 +311,7 @@ func Agreement(f, g OracleFunc, d int, seed uint64, count, maxLen int, prec uint
 		}
 		fs[s], gs[s] = f(X), g(X)
 		v := float(fs[s])
-		sq += v * v
+		sq += float64(v * v)
 	}
 	rms := math.Sqrt(sq / float64(max(count, 1)))
 	worst := 0.0

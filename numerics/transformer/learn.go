@@ -61,6 +61,12 @@ type Options struct {
 	// solve whose check fails retries at ε/1000 and ε/10⁶ (C3).
 	Step float64
 
+	// Pause, when set, is the run's checkpoint: it is called before each
+	// oracle query and at phase A's checkpoints (recovery.Pause) with the
+	// queries made so far, and returns false to stop the run, which then
+	// returns ErrStopped. The run's numbers do not depend on it.
+	Pause func(queries int) bool
+
 	// heads, when set (tests only), replaces phase A with these W_h.
 	heads [][][]float64
 }
@@ -285,15 +291,23 @@ type Result struct {
 // MATH.md §3.7. On success the Result holds the canonical network with its
 // record and every condition holding; when a condition fails it returns a
 // *ConditionError naming it, with the Result so far (and no network).
-func Learn(o OracleFunc, opt Options) (Result, error) {
+func Learn(o OracleFunc, opt Options) (res Result, err error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
 	if o == nil {
 		return Result{}, fmt.Errorf("transformer: nil oracle")
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopped); !ok {
+				panic(p)
+			}
+			res, err = Result{}, ErrStopped
+		}
+	}()
 	l := newLearner(o, opt)
-	err := l.run()
+	err = l.run()
 	sort.SliceStable(l.res.Conditions, func(i, j int) bool { return l.res.Conditions[i].Name < l.res.Conditions[j].Name })
 	l.res.Queries = l.calls
 	l.res.MaxLength = l.longest
@@ -343,7 +357,22 @@ func newLearner(o OracleFunc, opt Options) *learner {
 }
 
 // query asks the oracle and counts the call.
+// ErrStopped is the error of a run its Options.Pause stopped.
+var ErrStopped = errors.New("transformer: the run was stopped")
+
+// stopped unwinds the learner of a run its pause stopped.
+type stopped struct{}
+
+// checkpoint calls the run's pause, if any, and unwinds the run when it
+// says stop.
+func (l *learner) checkpoint() {
+	if l.opt.Pause != nil && !l.opt.Pause(l.calls) {
+		panic(stopped{})
+	}
+}
+
 func (l *learner) query(X [][]*big.Float) *big.Float {
+	l.checkpoint()
 	l.calls++
 	l.longest = max(l.longest, len(X))
 	y := l.o(X)

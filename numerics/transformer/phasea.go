@@ -56,7 +56,14 @@ func (l *learner) phaseA() error {
 	ropt.Mode = l.opt.Mode
 	ropt.Seed = l.opt.Seed
 	ropt.Precision = l.a.prec
-	res, err := recovery.LearnBig(g, ropt)
+	var res recovery.Result
+	var err error
+	if l.opt.Pause != nil {
+		// The pause unwinds the whole run from inside recovery's.
+		res, err = recovery.LearnBigPaused(g, ropt, func(recovery.Progress) bool { l.checkpoint(); return true })
+	} else {
+		res, err = recovery.LearnBig(g, ropt)
+	}
 	l.res.Heads = res
 	vanishes := gMax <= math.Pow(10, 10-l.digits)*fMax
 	if err != nil {

@@ -534,7 +534,7 @@ func (l *learner) assemble(kinks []kink, lo int) {
 		}
 		mask ^= 1 << j
 		for c := range cur {
-			cur[c] += sign * ds[j][c]
+			cur[c] += float64(sign * ds[j][c])
 		}
 		if r := resid(); r < bestRes {
 			best, bestRes = mask, r

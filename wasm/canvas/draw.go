@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // graphics holds what Draw caches between frames and the pointer's
@@ -24,7 +25,10 @@ type graphics struct {
 	dark     bool
 }
 
-// Draw only draws: it reads the scene and the caches Update left.
+// Draw draws the scene as Update left it. The scene's state never changes
+// here; the renderer's own cache (laid-out text and shapes) is rebuilt
+// when Update marked it dirty, since it depends on the screen's theme and
+// scale, and a frame no one would see is skipped.
 func (a *app) Draw(screen *ebiten.Image) {
 	a.mu.Lock()
 	// Until the host opens its link, the scene is the default one, which a
@@ -67,9 +71,9 @@ func (a *app) unit() float64 {
 
 func (a *app) themeLocked() scene.Theme {
 	switch a.scene.Link().Theme {
-	case "dark":
+	case link.Dark:
 		return scene.Dark
-	case "light":
+	case link.Light:
 		return scene.Light
 	}
 	if a.gfx.dark {

@@ -9,6 +9,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // recoveryRenderer draws the Recovery scene, one panel per view: the step
@@ -80,7 +81,7 @@ func (r *recoveryRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.hoverX, r.hoverY = p.x, p.y
 	r.hovering = p.x > 0 && p.y > 0 && p.x < a.view.Width && p.y < a.view.Height
 	var now heatHover
-	if sc, ok := a.scene.(*scene.Recovery); ok && sc.State.View == "result" && r.hovering && r.u > 0 {
+	if sc, ok := a.scene.(*scene.Recovery); ok && sc.State.View == link.Result && r.hovering && r.u > 0 {
 		if rv := r.resultLayout(a, sc); rv.heatShown {
 			if h, side, i, j, ok := rv.heat.Hit(p.x, p.y); ok {
 				now = heatHover{h, side, i, j, true, p.x, p.y}
@@ -137,7 +138,7 @@ func (r *recoveryRenderer) layoutSteps(a *app) {
 
 // stepsView reports whether the recovery view v is the step view (the
 // other views are result, sweep and modes).
-func stepsView(v string) bool { return v != "result" && v != "sweep" && v != "modes" }
+func stepsView(v link.View) bool { return v != "result" && v != "sweep" && v != "modes" }
 
 func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	sc, ok := a.scene.(*scene.Recovery)
@@ -147,11 +148,11 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
 	defer r.flush(screen)
 	switch sc.State.View {
-	case "result":
+	case link.Result:
 		r.drawResult(screen, a, sc, full, th)
-	case "sweep":
+	case link.Sweep:
 		r.drawSweep(screen, a, sc, full, th)
-	case "modes":
+	case link.Modes:
 		r.drawModes(screen, a, sc, full, th)
 	default:
 		r.drawSteps(screen, sc, th)

@@ -9,11 +9,11 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
-	"headlab/numerics/attention"
 	"headlab/numerics/experiment"
 	"headlab/numerics/transformer"
 	"headlab/plots/palette"
 	"headlab/wasm/scene"
+	"headlab/web/link"
 )
 
 // transformerRenderer draws the Transformer scene: in the step view the
@@ -48,7 +48,7 @@ func (r *transformerRenderer) rebuild(a *app, th scene.Theme) {
 // it.
 func (r *transformerRenderer) layoutTSteps(a *app) {
 	sc, ok := a.scene.(*scene.Transformer)
-	if !ok || r.u == 0 || sc.State.View == "result" {
+	if !ok || r.u == 0 || sc.State.View == link.Result {
 		return
 	}
 	key := layoutKey{sc: sc, run: sc.Run, w: a.view.Width, h: a.view.Height, ty: r.ty}
@@ -68,7 +68,7 @@ func (r *transformerRenderer) pointer(a *app, p pointerState) scene.Scene {
 	r.layoutTSteps(a)
 	r.hoverX, r.hoverY = p.x, p.y
 	now := -1
-	if sc, ok := a.scene.(*scene.Transformer); ok && sc.State.View != "result" {
+	if sc, ok := a.scene.(*scene.Transformer); ok && sc.State.View != link.Result {
 		now = r.tsteps.HitMark(sc.Marks(), p.x, p.y, 6*r.u)
 	}
 	if now != r.hoverMark {
@@ -85,7 +85,7 @@ func (r *transformerRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme)
 	}
 	full := scene.Rect{X: 0, Y: 0, W: a.view.Width, H: a.view.Height}
 	defer r.flush(screen)
-	if sc.State.View == "result" {
+	if sc.State.View == link.Result {
 		r.drawTResult(screen, sc, full, th)
 		return
 	}
@@ -163,29 +163,8 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 	r.clipSmooth.polyline(pts, 1.5*u, mix(th.Background, mc, 0.55))
 
 	// Each piece over the stretch between its neighbouring kinks.
-	kinks := []float64{math.Inf(-1)}
-	for _, m := range marks {
-		if m.Kind == transformer.KinkFound {
-			kinks = append(kinks, m.T)
-		}
-	}
-	kinks = append(kinks, math.Inf(1))
-	for _, p := range sc.Pieces() {
-		a, b := math.Inf(-1), math.Inf(1)
-		for _, k := range kinks {
-			if k <= p.T && k > a {
-				a = k
-			}
-			if k >= p.T && k < b {
-				b = k
-			}
-		}
-		if math.IsInf(p.T, -1) {
-			b = kinks[min(1, len(kinks)-1)]
-		}
-		if math.IsInf(p.T, 1) {
-			a = kinks[max(0, len(kinks)-2)]
-		}
+	for _, sp := range sc.Spans() {
+		p, a, b := sp.Piece, sp.A, sp.B
 		var seg [][2]float64
 		for px := ax.X(a); px <= ax.X(b)+0.01; px += 2 * u {
 			t := ax.T(math.Min(px, ax.X(b)))
@@ -317,12 +296,12 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	// Heads.
 	r.lab.put(screen, &r.text, "Heads (phase A): canonical W_h and the odd part's values w_h", x, y, th.Text)
 	y += lineHeight(&r.text) + 2*u
-	pair, errs, err := attention.Pairing(res.Heads.Layer, sc.Odd)
+	pair, errs := sc.Pairing()
 	for h := range sc.Odd {
 		c := th.HeadColor(h)
 		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
 		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
-		if err == nil && h < len(errs) {
+		if h < len(pair) && h < len(errs) {
 			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, scene.FormatSci(errs[h]))
 		}
 		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)

@@ -212,7 +212,7 @@ func (w *worker) run(t task) {
 		panic("compute: the test hook asked this job to panic") // kills the program, as a bug would
 	}
 	last := time.Time{}
-	ctx := experiment.Context{Slice: sliceTime, Pause: func(p experiment.Progress) bool {
+	pace := experiment.Pacer{Slice: sliceTime, Pause: func(p experiment.Progress) bool {
 		if time.Since(last) >= progressEvery {
 			last = time.Now()
 			if b, err := experiment.EncodeProgress(p); err == nil {
@@ -229,7 +229,7 @@ func (w *worker) run(t task) {
 		}
 		return !w.isCancelled(t.id)
 	}}
-	res, err := experiment.Run(ctx, t.job)
+	res, err := experiment.Run(pace, t.job)
 	w.mu.Lock()
 	delete(w.cancelled, t.id)
 	w.mu.Unlock()

@@ -14,24 +14,25 @@
 // where it runs the compute worker instead of ebiten: one wasm for both.
 // Three lines that read the page would panic there, and the compilation of
 // the built-in shaders, which only drawing needs, would cost the worker's
-// first jobs their speed. The edits are textual; worker_test.go proves that
-// applied to the pinned upstream files they give exactly the files in
-// testdata/worker, and that ebiten then initialises without a document.
+// first jobs their speed. The edits are textual: each one's old text must
+// occur exactly once in the pinned upstream file (go.sum pins its bytes),
+// and worker_test.go proves that ebiten then initialises without a
+// document, and fails to without the edits.
 //
 // And it compiles ebiten's three built-in shaders at build time
 // (GenerateIR): internal/atlas's init compiled them from their Kage
-// sources at every start, about a second of the page's main thread in the
-// browser here, and now decodes programs the copy's own compiler wrote and
-// checked (wasm/README.md, "Start-up on the page's main thread").
+// sources at every start, on the page's main thread, and now decodes
+// programs the copy's own compiler wrote and checked (wasm/README.md,
+// "Start-up on the page's main thread", has the measurements).
 //
 // go build's -overlay cannot replace files in the module cache, so Prepare
-// copies ebiten's module into a build folder, writes our files over the
-// copy, and writes a go.mod for go build's -modfile flag that is headlab's
-// with ebiten replaced by the copy; build.sh builds the canvas with it
-// (through cmd/prepare). The replacements and edits are checked against one
-// ebiten version only (Version; patch_test.go proves the shaders' output
-// identical to upstream's for every filter and address), and Prepare refuses
-// any other.
+// copies ebiten's module into CopyDir and writes our files over the copy;
+// the repository's go.work replaces ebiten with it (Work), so the canvas's
+// build and every Go tool see the patched ebiten once ./build.sh build has
+// written it (through cmd/prepare). The replacements and edits are checked
+// against one ebiten version only (Version; patch_test.go proves the
+// shaders' output identical to upstream's for every filter and address),
+// and Prepare refuses any other.
 package ebitenpatch
 
 import (
@@ -93,10 +94,12 @@ type Module struct {
 }
 
 // Resolve asks goCmd, run in dir (inside headlab's module), which ebiten
-// module the build uses.
+// module go.mod requires (the workspace, whose go.work replaces it with the
+// patched copy, left aside).
 func Resolve(goCmd, dir string) (Module, error) {
 	cmd := exec.Command(goCmd, "list", "-m", "-json", Path)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -128,127 +131,160 @@ func (m Module) Check() error {
 	return nil
 }
 
-// Prepare writes, in out (emptied first), a copy of ebiten's module m with
-// Files replaced by ours from patchDir (this package's directory), Added
-// added from there, WorkerEdits made and the built-in shaders' programs
-// generated (GenerateIR, with goCmd), and go.mod and go.sum: headlab's
-// (from modRoot) with ebiten replaced by the copy. It returns the go.mod's
-// path, for go build's -modfile flag, and refuses a module that fails
-// Check. A build through the go.mod records the copy's path relative to
-// modRoot: out at the same place in every checkout (build.sh's
-// build/ebitenpatch) gives the same bytes.
-func Prepare(goCmd string, m Module, patchDir, modRoot, out string) (string, error) {
+// CopyDir is where the patched copy lives, relative to headlab's module
+// root: the repository's go.work replaces ebiten with it, so that every Go
+// tool (go build, go vet, gopls) sees the ebiten the canvas ships with.
+// Only ebiten's go.mod is committed there, which lets the go command load
+// the module graph in a fresh clone; ./build.sh build writes the rest
+// (cmd/prepare).
+const CopyDir = "wasm/ebitenpatch/ebiten"
+
+// Work returns a go.work that builds the module in use against the patched
+// copy in copyDir (both relative to the go.work's folder, as the go command
+// reads them) with the go directive goVersion. The repository's go.work is
+// Work(go.mod's go version, ".", "./"+CopyDir); a test holds it to that.
+// The replacement names Version: were go.mod to require another ebiten,
+// the tools would see that one unpatched, and Prepare refuses it.
+func Work(goVersion, use, copyDir string) []byte {
+	return fmt.Appendf(nil, `// Every Go tool builds headlab against ebiten as the canvas ships it: the
+// copy patched by wasm/ebitenpatch, which ./build.sh build writes at the
+// replacement's path (only ebiten's go.mod is committed there). Written by
+// ebitenpatch.Work; its test checks this file against it.
+go %s
+
+use %s
+
+replace %s %s => %s
+`, goVersion, use, Path, Version, copyDir)
+}
+
+// GoVersion returns the go directive of the go.mod in modRoot.
+func GoVersion(modRoot string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go "); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("%s has no go directive", filepath.Join(modRoot, "go.mod"))
+}
+
+// Prepare writes, in dir, a copy of ebiten's module m with Files replaced
+// by ours from patchDir (this package's directory), Added added from
+// there, WorkerEdits made and the built-in shaders' programs generated
+// (GenerateIR, with goCmd through the go.work file work, which must
+// replace ebiten with dir). It refuses a module that fails Check. dir is
+// emptied first, except for a go.mod, which must be upstream's: the
+// repository commits it at CopyDir.
+func Prepare(goCmd string, m Module, patchDir, work, dir string) error {
 	if err := m.Check(); err != nil {
-		return "", err
+		return err
 	}
-	out, err := filepath.Abs(out)
+	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	modRoot, err = filepath.Abs(modRoot)
+	upMod, err := os.ReadFile(filepath.Join(m.Dir, "go.mod"))
 	if err != nil {
-		return "", err
+		return err
 	}
-	if err := os.RemoveAll(out); err != nil {
-		return "", err
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", err
-	}
-	copyDir := filepath.Join(out, "ebiten")
-	// The go.mod first: it makes out a module of its own at once, which
-	// headlab's ./... patterns (go vet, go test) skip even mid-copy. The
-	// replacement is a path relative to the module's root, where the go
-	// command resolves it: the linked program records it, and a checkout's
-	// absolute path would make the canvas's bytes differ between checkouts.
-	mod, err := os.ReadFile(filepath.Join(modRoot, "go.mod"))
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return err
 	}
-	rel, err := filepath.Rel(modRoot, copyDir)
-	if err != nil {
-		return "", err
+	for _, e := range entries {
+		if e.Name() == "go.mod" {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(b, upMod) {
+				return fmt.Errorf("%s differs from the go.mod of %s %s: the copy must be of the version the patch was checked against",
+					filepath.Join(dir, "go.mod"), Path, Version)
+			}
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
 	}
-	if rel = filepath.ToSlash(rel); !strings.HasPrefix(rel, "../") {
-		rel = "./" + rel
+	// The go.mod first: it makes dir a module of its own at once, which
+	// headlab's ./... patterns (go vet, go test) skip even mid-copy.
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), upMod, 0o644); err != nil {
+		return err
 	}
-	mod = fmt.Appendf(mod, "\n// Written by headlab/wasm/ebitenpatch: ebiten with its shaders written without text/template and its init guarded for Web Workers.\nreplace %s %s => %s\n", Path, Version, rel)
-	modfile := filepath.Join(out, "go.mod")
-	if err := os.WriteFile(modfile, mod, 0o644); err != nil {
-		return "", err
-	}
-	if err := copyFile(filepath.Join(modRoot, "go.sum"), filepath.Join(out, "go.sum")); err != nil {
-		return "", err
-	}
-	if err := copyTree(m.Dir, copyDir); err != nil {
-		return "", fmt.Errorf("copying %s %s: %w", Path, m.Version, err)
+	if err := copyTree(m.Dir, dir); err != nil {
+		return fmt.Errorf("copying %s %s: %w", Path, m.Version, err)
 	}
 	for _, f := range Files {
 		f = filepath.FromSlash(f)
-		if _, err := os.Stat(filepath.Join(copyDir, f)); err != nil {
-			return "", fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return fmt.Errorf("%s %s has no file to replace: %w", Path, m.Version, err)
 		}
-		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(copyDir, f)); err != nil {
-			return "", err
+		if err := copyFile(filepath.Join(patchDir, f), filepath.Join(dir, f)); err != nil {
+			return err
 		}
 	}
 	for _, a := range Added {
-		to := filepath.Join(copyDir, filepath.FromSlash(a.To))
+		to := filepath.Join(dir, filepath.FromSlash(a.To))
 		if _, err := os.Stat(to); err == nil {
-			return "", fmt.Errorf("%s %s already has %s, which the patch adds", Path, m.Version, a.To)
+			return fmt.Errorf("%s %s already has %s, which the patch adds", Path, m.Version, a.To)
 		}
 		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-			return "", err
+			return err
 		}
 		if err := copyFile(filepath.Join(patchDir, filepath.FromSlash(a.From)), to); err != nil {
-			return "", err
+			return err
 		}
 	}
 	edits := WorkerEdits()
 	for _, f := range EditedFiles(edits) {
-		name := filepath.Join(copyDir, filepath.FromSlash(f))
+		name := filepath.Join(dir, filepath.FromSlash(f))
 		src, err := os.ReadFile(name)
 		if err != nil {
-			return "", fmt.Errorf("%s %s has no file to edit: %w", Path, m.Version, err)
+			return fmt.Errorf("%s %s has no file to edit: %w", Path, m.Version, err)
 		}
 		b, err := Apply(f, src, edits)
 		if err != nil {
-			return "", err
+			return err
 		}
 		if err := os.WriteFile(name, b, 0o644); err != nil {
-			return "", err
+			return err
 		}
 	}
-	if err := GenerateIR(goCmd, modRoot, modfile, filepath.Join(copyDir, filepath.FromSlash(irFile))); err != nil {
-		return "", err
-	}
-	return modfile, nil
+	return GenerateIR(goCmd, work, filepath.Join(dir, filepath.FromSlash(irFile)))
 }
 
 // GenerateIR writes file, the copy's headlabir/programs.go: ebiten's
 // built-in shaders compiled by the copy's own shader compiler, which
-// atlas's patched init decodes at start instead of compiling them (in the
-// browser that compilation held the page's main thread for about a second
-// at every start; README.md, Performance). It runs the copy's
-// headlabir/gen natively with goCmd in modRoot, through modfile (the
-// copy's go.mod from Prepare); gen writes nothing unless each program
-// decodes to exactly the compiler's.
-func GenerateIR(goCmd, modRoot, modfile, file string) error {
-	cmd := exec.Command(goCmd, "run", "-modfile", modfile, irGen, file, Version)
-	cmd.Dir = modRoot
+// atlas's patched init decodes at start instead of compiling them
+// (wasm/README.md). It runs the copy's headlabir/gen
+// natively with goCmd through the go.work file work; gen writes nothing
+// unless each program decodes to exactly the compiler's.
+func GenerateIR(goCmd, work, file string) error {
+	cmd := exec.Command(goCmd, "run", irGen, file, Version)
+	cmd.Dir = filepath.Dir(work)
 	// The generator runs here, whatever the caller builds for.
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GOOS=") && !strings.HasPrefix(kv, "GOARCH=") {
+		if !strings.HasPrefix(kv, "GOOS=") && !strings.HasPrefix(kv, "GOARCH=") && !strings.HasPrefix(kv, "GOWORK=") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, "GOWORK="+work)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("generating the built-in shaders' programs (%s): %v\n%s", irGen, err, out)
 	}
 	return nil
 }
 
-// copyTree copies the regular files under src to dst, writable.
+// copyTree copies the regular files under src to dst, writable, except
+// the go.mod at its root, which Prepare writes first.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -261,7 +297,7 @@ func copyTree(src, dst string) error {
 		switch {
 		case d.IsDir():
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		case d.Type().IsRegular():
+		case d.Type().IsRegular() && rel != "go.mod":
 			return copyFile(p, filepath.Join(dst, rel))
 		}
 		return nil

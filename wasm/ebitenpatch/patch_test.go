@@ -22,6 +22,29 @@ import (
 // goCmd is the go command; go test puts its own first in PATH.
 const goCmd = "go"
 
+// prepare writes the patched copy into a temporary folder and returns the
+// go.work that builds headlab against it, for the go command's GOWORK.
+func prepare(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion, err := GoVersion(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := filepath.Join(dir, "go.work")
+	if err := os.WriteFile(work, Work(goVersion, root, "./ebiten"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(goCmd, resolve(t), ".", work, filepath.Join(dir, "ebiten")); err != nil {
+		t.Fatal(err)
+	}
+	return work
+}
+
 // resolve returns the ebiten module go.mod requires.
 func resolve(t *testing.T) Module {
 	t.Helper()
@@ -49,8 +72,45 @@ func TestVersion(t *testing.T) {
 	if replaced.Check() == nil {
 		t.Errorf("Check accepts a replaced %s", Path)
 	}
-	if _, err := Prepare(goCmd, other, ".", "../..", t.TempDir()); err == nil {
+	if err := Prepare(goCmd, other, ".", "go.work", t.TempDir()); err == nil {
 		t.Errorf("Prepare accepts %s %s", Path, other.Version)
+	}
+}
+
+// TestWork checks that the repository's go.work is what Work writes, so
+// that every Go tool sees the patched copy at CopyDir, that the go.mod
+// committed there is upstream's, and that Prepare refuses a copy whose
+// go.mod is another.
+func TestWork(t *testing.T) {
+	goVersion, err := GoVersion("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("../../go.work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Work(goVersion, ".", "./"+CopyDir); !bytes.Equal(got, want) {
+		t.Errorf("go.work is not what Work writes:\n%s\nwant\n%s", got, want)
+	}
+	m := resolve(t)
+	up, err := os.ReadFile(filepath.Join(m.Dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join("../..", filepath.FromSlash(CopyDir), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(committed, up) {
+		t.Errorf("%s/go.mod is not the go.mod of %s %s", CopyDir, Path, Version)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), append(up, "// another\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Prepare(goCmd, m, ".", "go.work", dir); err == nil {
+		t.Errorf("Prepare accepts a copy whose go.mod is not upstream's")
 	}
 }
 
@@ -93,8 +153,9 @@ func TestSourcesIdentical(t *testing.T) {
 }
 
 // TestNoTemplate checks the patch's point: our files import neither
-// text/template nor reflect, and a wasm build of ebiten through Prepare's
-// go.mod no longer depends on text/template, as one through go.mod does.
+// text/template nor reflect, and a wasm build of ebiten through a go.work
+// that uses Prepare's copy no longer depends on text/template, as one
+// through go.mod does.
 func TestNoTemplate(t *testing.T) {
 	for _, f := range Files {
 		file, err := parser.ParseFile(token.NewFileSet(), filepath.FromSlash(f), nil, parser.ImportsOnly)
@@ -107,23 +168,20 @@ func TestNoTemplate(t *testing.T) {
 			}
 		}
 	}
-	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps := func(args ...string) []string {
-		cmd := exec.Command(goCmd, append(append([]string{"list"}, args...), "-deps", "headlab/wasm/bare")...)
-		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	work := prepare(t)
+	deps := func(work string) []string {
+		cmd := exec.Command(goCmd, "list", "-deps", "headlab/wasm/bare")
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK="+work)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("go list %q: %v\n%s", args, err, out)
+			t.Fatalf("go list (GOWORK=%s): %v\n%s", work, err, out)
 		}
 		return strings.Fields(string(out))
 	}
-	if !slices.Contains(deps(), "text/template") {
+	if !slices.Contains(deps("off"), "text/template") {
 		t.Errorf("wasm/bare does not depend on text/template even without the patch: is the patch still needed?")
 	}
-	if slices.Contains(deps("-modfile", modfile), "text/template") {
+	if slices.Contains(deps(work), "text/template") {
 		t.Errorf("wasm/bare still depends on text/template with the patch")
 	}
 }
@@ -284,12 +342,10 @@ func TestBuiltinIR(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles ebiten's shader compiler")
 	}
-	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goCmd, "test", "-count=1", "-modfile", modfile, Path+"/internal/headlabir")
+	work := prepare(t)
+	cmd := exec.Command(goCmd, "test", "-count=1", Path+"/internal/headlabir")
 	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOWORK="+work)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("the generated programs' test: %v\n%s", err, out)
 	}

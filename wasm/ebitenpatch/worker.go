@@ -33,11 +33,10 @@ type Edit struct {
 // And internal/atlas compiles ebiten's three built-in shaders at init:
 // go/parser parses their Kage sources, and internal/shader walks the tree.
 // In a worker that work is wasted, and worse: the browser finds the shader
-// compiler's functions hot and compiles them, the largest of them
-// (compileState.parseExpr) for seconds, with its optimising compiler,
-// whose threads the worker's first job needs for the numerics (README.md,
-// Performance: the worker was warm only by its fifth to seventh job, and
-// is by its third or fourth without it). Where there is no document the
+// compiler's functions hot and compiles them (the largest,
+// compileState.parseExpr, for a long time) with its optimising compiler,
+// whose threads the worker's first jobs need for the numerics (the
+// measurements are in wasm/README.md). Where there is no document the
 // init returns at once; the shaders stay nil, and nothing in a worker
 // draws. Where there is one, the init no longer compiles them either: the
 // same two edits of shader.go swap its imports and its compilation for
@@ -45,9 +44,9 @@ type Edit struct {
 // are about the canvas, not the worker; they sit here because they change
 // the same init. The same holds, on a smaller scale, for internal/ui's two
 // keyboard tables: their 174 entries, each a call at init, make the
-// package's init function large enough for the browser to compile it too
-// (65 kB of code, about 0.8 s on this machine's compile threads); without
-// a document they are left nil, which ranges and lookups read as empty.
+// package's init function large enough for the browser to compile it too;
+// without a document they are left nil, which ranges and lookups read as
+// empty.
 func WorkerEdits() []Edit {
 	return []Edit{
 		{

@@ -2,7 +2,8 @@ package ebitenpatch
 
 import (
 	"bytes"
-	"flag"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,16 +11,10 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/worker from the pinned upstream files and WorkerEdits")
-
-// goldenDir holds, at ebiten's own paths, every file WorkerEdits changes as
-// the edits leave it: the reviewed expectation.
-const goldenDir = "testdata/worker"
-
-// TestWorkerEdits applies WorkerEdits to the pinned upstream files and
-// compares the result with the stored expectation, byte for byte, so the
-// patched files differ from upstream's exactly by the reviewed guards; it
-// checks too that an edit refuses a file it was not written against.
+// TestWorkerEdits applies WorkerEdits to the pinned upstream files (go.sum
+// pins their bytes, and each edit's old text must occur there once, so
+// the edits alone fix the result): each file must change and still parse,
+// and an edit must refuse a file it was not written against.
 func TestWorkerEdits(t *testing.T) {
 	m := resolve(t)
 	if err := m.Check(); err != nil {
@@ -47,21 +42,8 @@ func TestWorkerEdits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden := filepath.Join(goldenDir, filepath.FromSlash(f))
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (go test -run TestWorkerEdits -update writes it; review it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: the edited upstream file differs from %s:\n%s", f, golden, firstDiff(string(want), string(got)))
+		if _, err := parser.ParseFile(token.NewFileSet(), f, got, parser.SkipObjectResolution); err != nil {
+			t.Errorf("%s: the edited file does not parse: %v", f, err)
 		}
 		if bytes.Equal(got, up) {
 			t.Errorf("%s: the edits change nothing", f)
@@ -104,10 +86,7 @@ func TestWorkerInit(t *testing.T) {
 		t.Skip("no node in PATH")
 	}
 	out := t.TempDir()
-	modfile, err := Prepare(goCmd, resolve(t), ".", "../..", filepath.Join(out, "patch"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	work := prepare(t)
 	goroot, err := exec.Command(goCmd, "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -116,10 +95,10 @@ func TestWorkerInit(t *testing.T) {
 	if err := os.WriteFile(prelude, []byte(nodePrelude), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runNode := func(name string, args ...string) (string, error) {
+	runNode := func(name, work string) (string, error) {
 		wasm := filepath.Join(out, name+".wasm")
-		build := exec.Command(goCmd, append(append([]string{"build"}, args...), "-o", wasm, "./internal/initcheck")...)
-		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		build := exec.Command(goCmd, "build", "-o", wasm, "./internal/initcheck")
+		build.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK="+work)
 		if b, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", name, err, b)
 		}
@@ -128,10 +107,10 @@ func TestWorkerInit(t *testing.T) {
 		b, err := run.CombinedOutput()
 		return string(b), err
 	}
-	if got, err := runNode("patched", "-modfile", modfile); err != nil || strings.TrimSpace(got) != "initialised" {
+	if got, err := runNode("patched", work); err != nil || strings.TrimSpace(got) != "initialised" {
 		t.Errorf("patched ebiten in a scope without a document: %v\n%s", err, got)
 	}
-	if got, err := runNode("upstream"); err == nil || !strings.Contains(got, "panic") {
+	if got, err := runNode("upstream", "off"); err == nil || !strings.Contains(got, "panic") {
 		t.Errorf("upstream ebiten initialised without a document (are the guards still needed?): %v\n%s", err, got)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"syscall/js"
 	"time"
 
+	"headlab/numerics/experiment"
 	"headlab/plots"
 	"headlab/web/link"
 )
@@ -79,7 +80,11 @@ func handle(req js.Value) (out js.Value) {
 		return failure(err)
 	}
 	s, notes := link.Parse(str("link", ""))
-	f, err := plots.ForLink(s, o)
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
+	if err != nil {
+		return failure(err)
+	}
+	f, err := plots.ForLink(s, runs, o)
 	if err != nil {
 		return failure(err)
 	}

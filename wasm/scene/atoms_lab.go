@@ -99,7 +99,7 @@ func (g General) facts() map[string]any {
 // (experiment.GeneralHeads: the explosion figure's measured counts fuse the
 // same heads).
 func GeneralHeads(s link.State) []fusion.Head {
-	return experiment.GeneralHeads(s.Seed, s.H, s.M, s.Keys)
+	return experiment.GeneralHeads(s.Seed, s.H, s.M, string(s.Keys))
 }
 
 func (l *atomsLab) general(s link.State) General {
@@ -119,7 +119,7 @@ func (l *atomsLab) general(s link.State) General {
 }
 
 func computeGeneral(s link.State) General {
-	g := General{H: s.H, M: s.M, Keys: s.Keys}
+	g := General{H: s.H, M: s.M, Keys: string(s.Keys)}
 	sizes := make([]int, s.H)
 	for h := range sizes {
 		sizes[h] = s.M
@@ -127,7 +127,7 @@ func computeGeneral(s link.State) General {
 	g.Product, _ = fusion.ProductCount(sizes...)
 	g.Shared, _ = fusion.SharedKeyCount(s.M, s.H)
 	limit := big.NewInt(GeneralBuildLimit)
-	if s.Keys == "shared" {
+	if s.Keys == link.SharedKeys {
 		limit = big.NewInt(fusion.MaxAtoms) // merging after every head keeps it small
 	}
 	if g.Product.Cmp(limit) > 0 {

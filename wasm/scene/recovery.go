@@ -66,7 +66,7 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 		return nil, err
 	}
 	r.Canonical = attention.Canonical(r.True, CanonicalTol)
-	r.Options = s.LearnOptions(r.True)
+	r.Options = s.Recovery().Options(r.True)
 	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
@@ -93,7 +93,7 @@ func trueLayer(s link.State) (l attention.Layer, err error) {
 			err = fmt.Errorf("scene: the true layer of the recovery scene: %v", p)
 		}
 	}()
-	return s.TrueLayer(), nil
+	return s.Recovery().TrueLayer(), nil
 }
 
 // finish fills the scene from a run and clamps the step to the run's end.
@@ -397,14 +397,14 @@ func (r *Recovery) Facts() map[string]any {
 			fl["needPrec"] = max(recovery.NeededPrecision(r.Heads(), s.D, r.Options.Mode), 128)
 		}
 		f["failed"] = fl
-	} else if r.AtEnd() || (s.View == "result" && r.Result != nil) {
+	} else if r.AtEnd() || (s.View == link.Result && r.Result != nil) {
 		f["error"] = finiteOrNil1(r.Error)
 		f["recovered"] = layerFacts(r.Result.Layer)
 	}
 	switch s.View {
-	case "sweep":
+	case link.Sweep:
 		f["sweep"] = r.sweepFacts()
-	case "modes":
+	case link.Modes:
 		f["modes"] = ModesFacts(H, s.D)
 	}
 	return f
@@ -472,14 +472,14 @@ func (r *Recovery) Describe() string {
 		return head + ": computing the run… " + ProgressText(r.RunProgress())
 	}
 	switch s.View {
-	case "result":
+	case link.Result:
 		if r.Err != nil {
 			return head + ": the run could not be resolved: " + r.Err.Error()
 		}
 		return fmt.Sprintf("%s: recovered against true canonical heads after %d queries; largest relative error %.2g.", head, r.Steps(), r.Error)
-	case "sweep":
+	case link.Sweep:
 		return head + ": parameter error against the oracle's accuracy ε, log–log, over several seeds."
-	case "modes":
+	case link.Modes:
 		return head + fmt.Sprintf(": queries of paper mode (%d), economy mode (%d) and the information bound (%d), and over d.",
 			r.Bound(), recovery.EconomyQueries(r.Heads(), s.D), r.Information())
 	}

@@ -116,7 +116,7 @@ type recoveryJob struct {
 // left: the run of Learn when the lab does not hold it, and in the sweep
 // view the noise sweep.
 func (r *Recovery) Job() Job {
-	sweep := r.State.View == "sweep" && !r.Sweep().Done && r.Sweep().Refused == ""
+	sweep := r.State.View == link.Sweep && !r.Sweep().Done && r.Sweep().Refused == ""
 	if r.Result != nil && !sweep {
 		return nil
 	}

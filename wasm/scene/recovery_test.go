@@ -402,7 +402,7 @@ func TestRecoveryRemote(t *testing.T) {
 	if d := r.Describe(); !strings.Contains(d, fmt.Sprintf("9 of %d queries", p.Planned)) {
 		t.Fatalf("description while computing: %q", d)
 	}
-	res, err := experiment.Run(experiment.Context{}, job)
+	res, err := experiment.Run(experiment.Pacer{}, job)
 	if err != nil {
 		t.Fatal(err)
 	}

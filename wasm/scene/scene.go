@@ -64,11 +64,11 @@ func New(s link.State, lab *Lab) (Scene, error) {
 		lab = NewLab()
 	}
 	switch s.Scene {
-	case "atoms":
+	case link.Atoms:
 		return NewAtoms(s, lab)
-	case "recovery":
+	case link.Recovery:
 		return NewRecovery(s, lab)
-	case "transformer":
+	case link.Transformer:
 		return NewTransformer(s, lab)
 	default:
 		return NewAttention(s)

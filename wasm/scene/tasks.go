@@ -8,7 +8,7 @@ import (
 )
 
 // Runner runs an experiment's job to its end, as experiment.Run does.
-type Runner func(experiment.Context, experiment.Job) (experiment.Result, error)
+type Runner func(experiment.Pacer, experiment.Job) (experiment.Result, error)
 
 // tasks keeps the results of the experiments the scenes asked for, by key
 // (a pure function of the key, the timings excepted), and, for the canvas,
@@ -62,7 +62,7 @@ func (t *tasks) get(key string, job experiment.Job) (experiment.Result, bool, st
 		return experiment.Result{}, false, ""
 	}
 	t.mu.Unlock()
-	res, err := run(experiment.Context{}, job)
+	res, err := run(experiment.Pacer{}, job)
 	if err != nil {
 		t.fail(key, err.Error())
 		return experiment.Result{}, false, err.Error()

@@ -42,8 +42,8 @@ func NewTransformer(s link.State, lab *Lab) (*Transformer, error) {
 	}
 	t := &Transformer{State: s, Transformer: replay.NewTransformer(s.Transformer(), s.Step), lab: lab.transformer}
 	if v := s.TransformerView(); v != s.View {
-		t.notices = append(t.notices, link.Notice{Key: "view", Value: s.View,
-			Message: "the transformer scene has the views steps and result; set to " + v})
+		t.notices = append(t.notices, link.Notice{Key: "view", Value: string(s.View),
+			Message: "the transformer scene has the views steps and result; set to " + string(v)})
 		t.State.View = v
 	}
 	if run, ok := t.lab.run(t.State, false); ok {
@@ -106,7 +106,7 @@ func (t *Transformer) Progress() float64 {
 // Counts returns what the current step has made (replay.CountSteps); in
 // the result view, what the whole run made.
 func (t *Transformer) Counts() replay.Counts {
-	if t.Run != nil && t.State.View == "result" {
+	if t.Run != nil && t.State.View == link.Result {
 		return replay.CountSteps(t.Run.Result.Steps)
 	}
 	return replay.CountSteps(t.Done())
@@ -164,7 +164,8 @@ func (t *Transformer) PhaseA() (*Recovery, bool) {
 // recovered against the true network on held-out sequences. Among the
 // others: headBound (2·the schedule's count), idealUnits ((K+1)(Hd+1)),
 // kinks, solves, phase, kind (the current step's), t (its place on the
-// line), equivalent, conditions, failed (the condition that failed and
+// line), pieces (the pieces found by the step over their stretches
+// between kinks, replay.Spans), equivalent, conditions, failed (the condition that failed and
 // why) and, while computing, the run's progress.
 func (t *Transformer) Facts() map[string]any {
 	s := t.State
@@ -192,6 +193,12 @@ func (t *Transformer) Facts() map[string]any {
 			f["t"] = finiteOrNil1(st.T)
 		}
 	}
+	var pieces []map[string]any
+	for _, sp := range t.Spans() {
+		// t is nil at an infinite end; from is nil for −∞, to for +∞.
+		pieces = append(pieces, map[string]any{"t": finiteOrNil1(sp.Piece.T), "from": finiteOrNil1(sp.A), "to": finiteOrNil1(sp.B)})
+	}
+	f["pieces"] = pieces
 	f["runQueries"] = res.Queries
 	f["runHeadQueries"] = res.HeadQueries
 	f["runUnitQueries"] = res.UnitQueries
@@ -206,7 +213,7 @@ func (t *Transformer) Facts() map[string]any {
 		f["failed"] = map[string]any{"message": err.Error(), "condition": transformer.FailedCondition(err)}
 		return f
 	}
-	if t.AtEnd() || s.View == "result" {
+	if t.AtEnd() || s.View == link.Result {
 		f["error"] = finiteOrNil1(t.Run.Agreement)
 		f["equivalent"] = t.Run.Equivalent == ""
 		if t.Run.Equivalent != "" {
@@ -231,10 +238,10 @@ func (t *Transformer) Describe() string {
 		return fmt.Sprintf("%s: computing the run… %d%%", head, int(100*t.Progress()))
 	}
 	c := t.Counts()
-	if err := t.Run.Err; err != nil && (s.View == "result" || t.AtEnd()) {
+	if err := t.Run.Err; err != nil && (s.View == link.Result || t.AtEnd()) {
 		return head + ": the run stopped: " + err.Error()
 	}
-	if s.View == "result" || t.AtEnd() {
+	if s.View == link.Result || t.AtEnd() {
 		return fmt.Sprintf("%s: recovered %d units after %d queries (%d for the heads, %d for the units); largest held-out |ΔF| %.2g relative.",
 			head, len(t.Run.Result.Net.Units), t.Run.Result.Queries, t.Run.Result.HeadQueries, t.Run.Result.UnitQueries, t.Run.Agreement)
 	}

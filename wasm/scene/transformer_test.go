@@ -125,7 +125,7 @@ func TestTransformerComputesInTheWorker(t *testing.T) {
 		if j.Kind != experiment.KindTransformer || key != transformerKey(s) {
 			t.Fatalf("wanted %s: %+v", key, j)
 		}
-		res, err := experiment.Run(experiment.Context{}, j)
+		res, err := experiment.Run(experiment.Pacer{}, j)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -102,7 +102,7 @@ func schemaProblems(s snapshot) []string {
 		bad("scene = %q, want attention", st.Scene)
 	}
 	in("H", float64(st.H), 1, link.MaxHeads)
-	in("d", float64(st.D), 1, float64(link.WidthLimit(st.Scene)))
+	in("d", float64(st.D), 1, float64(link.WidthLimit(link.Scene(st.Scene))))
 	in("N", float64(st.N), link.MinTokens, link.MaxTokens)
 	in("heat", float64(st.Heat), 0, float64(st.H))
 	in("seed", st.Seed, 0, link.MaxSeed)

@@ -50,7 +50,7 @@ func BenchmarkComputeLearn(b *testing.B) {
 				}
 				tb.close()
 				t0 := time.Now()
-				if _, err := experiment.Learn(experiment.Context{}, experiment.Recovery{H: H, D: d, Seed: 1}); err != nil {
+				if _, err := experiment.Learn(experiment.Pacer{}, experiment.Recovery{H: H, D: d, Seed: 1}); err != nil {
 					b.Fatal(err)
 				}
 				native = float64(time.Since(t0).Microseconds()) / 1000

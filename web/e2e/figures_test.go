@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"headlab/numerics/experiment"
 	"headlab/plots"
 	"headlab/web/link"
 )
@@ -83,7 +84,11 @@ func TestFigures(t *testing.T) {
 				got := figureIn(tb, string(format), opts)
 				s, _ := link.Parse(got.Link)
 				o := plots.Options{Format: format, DPI: 150, Size: plots.TwoColumn, FontSize: 8}
-				f, err := plots.ForLink(s, o)
+				runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
+				if err != nil {
+					t.Fatalf("native %s: %v", format, err)
+				}
+				f, err := plots.ForLink(s, runs, o)
 				if err != nil {
 					t.Fatalf("native %s: %v", format, err)
 				}
@@ -210,7 +215,11 @@ func TestFigures(t *testing.T) {
 				o := plots.DefaultOptions()
 				o.Format = format
 				start := time.Now()
-				f, err := plots.ForLink(s, o)
+				runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
+				var f plots.Figure
+				if err == nil {
+					f, err = plots.ForLink(s, runs, o)
+				}
 				if err == nil {
 					_, err = plots.Render(f, o)
 				}

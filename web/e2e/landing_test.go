@@ -422,11 +422,11 @@ func TestFirstPaint(t *testing.T) {
 	// Every scene a link can name (web/link's Scenes): static/boot.js and
 	// the style sheet list them again, for the paint before any script.
 	for _, s := range link.Scenes {
-		l := "#v=1&scene=" + s
+		l := "#v=1&scene=" + string(s)
 		if s == "recovery" {
 			l += "&theme=dark"
 		}
-		views = append(views, struct{ name, link string }{s, l})
+		views = append(views, struct{ name, link string }{string(s), l})
 	}
 	for _, v := range views {
 		want := []string{"intro-" + v.name, "panel-" + v.name}

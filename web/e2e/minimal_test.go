@@ -75,22 +75,34 @@ func serveBaseline(tb testing.TB, pkg string, patched bool) baseline {
 		goCmd = "go"
 	}
 	args := []string{"build", "-trimpath", "-ldflags=-s -w", "-o", wasm}
+	work := "off" // ebiten as go.mod requires it
 	if patched {
 		m, err := ebitenpatch.Resolve(goCmd, root)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		// A fixed folder, so that the wasm's bytes, which record it, and
-		// with them its cached brotli variant, stay the same between runs.
-		modfile, err := ebitenpatch.Prepare(goCmd, m, filepath.Join(root, "wasm", "ebitenpatch"), root, filepath.Join(root, "build", "ebitenpatch-"+pkg))
+		goVersion, err := ebitenpatch.GoVersion(root)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		args = append(args, "-modfile", modfile)
+		// A fixed folder, so that the wasm's bytes, which record the
+		// copy's path, and with them its cached brotli variant, stay the
+		// same between runs.
+		patch := filepath.Join(root, "build", "ebitenpatch-"+pkg)
+		if err := os.MkdirAll(patch, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		work = filepath.Join(patch, "go.work")
+		if err := os.WriteFile(work, ebitenpatch.Work(goVersion, "../..", "./ebiten"), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if err := ebitenpatch.Prepare(goCmd, m, filepath.Join(root, "wasm", "ebitenpatch"), work, filepath.Join(patch, "ebiten")); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	cmd := exec.Command(goCmd, append(args, "./wasm/"+pkg)...)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK="+work)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("building wasm/%s: %v\n%s", pkg, err, out)
 	}

@@ -123,7 +123,7 @@ func recoveryLinks(tb *tab) {
 			}
 			// The layer shown against the true one, computed here natively.
 			s, _ := link.Parse(base)
-			want := attention.Canonical(s.TrueLayer(), 1e-9)
+			want := attention.Canonical(s.Recovery().TrueLayer(), 1e-9)
 			var got attention.Layer
 			for _, hd := range end.Recovered {
 				W := mat.NewDense(d, d, nil)
@@ -398,8 +398,8 @@ func TestRecoveryNoFreeze(t *testing.T) {
 
 	// The numbers are Learn's, bit for bit.
 	s, _ := link.Parse(frag)
-	layer := s.TrueLayer()
-	res, err := recovery.Learn(recovery.LayerOracle(layer, s.Noise, s.Seed), s.LearnOptions(layer))
+	layer := s.Recovery().TrueLayer()
+	res, err := recovery.Learn(recovery.LayerOracle(layer, s.Noise, s.Seed), s.Recovery().Options(layer))
 	if err != nil {
 		tb.tb.Fatalf("natively the run fails: %v", err)
 	}
@@ -457,9 +457,9 @@ func BenchmarkRecoveryLearn(b *testing.B) {
 				}
 				tb.close()
 				s, _ := link.Parse(frag)
-				l := s.TrueLayer()
+				l := s.Recovery().TrueLayer()
 				start := time.Now()
-				recovery.Learn(recovery.LayerOracle(l, s.Noise, s.Seed), s.LearnOptions(l))
+				recovery.Learn(recovery.LayerOracle(l, s.Noise, s.Seed), s.Recovery().Options(l))
 				native = float64(time.Since(start).Microseconds()) / 1000
 			}
 			b.ReportMetric(browser, "browser-ms")

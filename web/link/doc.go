@@ -8,7 +8,8 @@
 //
 // Parse never fails: values out of range are clamped, unknown keys ignored,
 // garbage replaced by defaults, and every adjustment is reported as a Notice
-// for the page to show. Format writes the keys in schema order and omits
-// values equal to their defaults, so Parse(Format(s)) == s for every valid
-// state. The link keys are part of the public interface (README.md, "The page's test contract").
+// for the page to show. State.Link writes the keys in schema order and
+// omits values equal to their defaults, so Parse(s.Link()) gives s back for
+// every valid state. The link keys are part of the public interface
+// (README.md, "Links").
 package link

@@ -27,7 +27,7 @@ func randomState(rng *rand.Rand) State {
 	s.Mode = []string{"paper", "economy"}[rng.IntN(2)]
 	s.Step = rng.IntN(1 << 20)
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
-	s.Theme = []string{"auto", "light", "dark"}[rng.IntN(3)]
+	s.Theme = []Theme{Auto, Light, Dark}[rng.IntN(3)]
 	s.Present = rng.IntN(2) == 1
 	s.Tour = rng.IntN(MaxTour + 1)
 	for _, p := range Panels {
@@ -45,9 +45,9 @@ func randomState(rng *rand.Rand) State {
 		}
 	}
 	s.K = 1 + rng.IntN(15)
-	s.Keys = []string{"random", "shared"}[rng.IntN(2)]
+	s.Keys = []Keys{RandomKeys, SharedKeys}[rng.IntN(2)]
 	s.Src = []string{"random", "attention"}[rng.IntN(2)]
-	s.View = []string{"steps", "result", "sweep", "modes"}[rng.IntN(4)]
+	s.View = []View{Steps, Result, Sweep, Modes}[rng.IntN(4)]
 	s.Dup = rng.IntN(s.H + 1)
 	s.Cancel = rng.IntN(2) == 1
 	if rng.IntN(2) == 0 {
@@ -291,17 +291,17 @@ func TestREADMEListsEveryKey(t *testing.T) {
 
 func TestTrueLayerCanonicalisesToTheLayer(t *testing.T) {
 	s, _ := Parse("#v=1&scene=recovery&H=3&d=3&seed=4&dup=2&cancel=1")
-	l := s.TrueLayer()
+	l := s.Recovery().TrueLayer()
 	if len(l) != 3+2+2 {
 		t.Fatalf("true layer has %d heads, want 7", len(l))
 	}
 	plain, _ := Parse("#v=1&scene=recovery&H=3&d=3&seed=4")
 	got := attention.Canonical(l, 1e-9)
-	want := attention.Canonical(plain.TrueLayer(), 1e-9)
+	want := attention.Canonical(plain.Recovery().TrueLayer(), 1e-9)
 	if e, err := attention.RelativeError(got, want); err != nil || e > 1e-15 {
 		t.Fatalf("canonical forms differ by %v (%v)", e, err)
 	}
-	if opt := s.LearnOptions(l); opt.Heads != 3 || opt.UpperBound {
+	if opt := s.Recovery().Options(l); opt.Heads != 3 || opt.UpperBound {
 		t.Fatalf("options ask for %d heads (bound %v)", opt.Heads, opt.UpperBound)
 	}
 }

@@ -5,18 +5,22 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"headlab/numerics/fusion"
+	"headlab/numerics/recovery"
 )
 
 // Version is the schema version written as the v key. Links of a newer
 // version are read on a best-effort basis with a notice.
 const Version = 1
 
-// Limits of the state, enforced when a link is parsed.
+// Limits of the state, enforced when a link is parsed. Those the numerics
+// set are theirs, read from their packages; the others are the page's.
 const (
-	MaxHeads = 8 // H in float64; see HeadLimit
+	MaxHeads = recovery.MaxHeads // H in float64; see HeadLimit
 	// MaxHeadsExtended is H in the recovery scene at extended precision,
 	// which resolves layers float64 cannot.
-	MaxHeadsExtended = 12
+	MaxHeadsExtended = recovery.MaxHeadsExtended
 	MaxWidth         = 60 // d in any scene; see WidthLimit for each scene's own
 	MinTokens        = 2  // N
 	MaxTokens        = 64 // N
@@ -29,14 +33,66 @@ const (
 	MaxTour = 12
 )
 
-// Scenes lists the scene names a link may select, in the order the page
+// Scene names a scene of the page.
+type Scene string
+
+// The scenes.
+const (
+	Attention   Scene = "attention"
+	Atoms       Scene = "atoms"
+	Recovery    Scene = "recovery"
+	Transformer Scene = "transformer"
+)
+
+// Scenes lists the scenes a link may select, in the order the page
 // presents them.
-var Scenes = []string{"attention", "atoms", "recovery", "transformer"}
+var Scenes = []Scene{Attention, Atoms, Recovery, Transformer}
+
+// View names a panel of the recovery scene (the transformer scene shows
+// Steps or Result).
+type View string
+
+// The views.
+const (
+	Steps  View = "steps"
+	Result View = "result"
+	Sweep  View = "sweep"
+	Modes  View = "modes"
+)
+
+// Theme is the page's colour theme.
+type Theme string
+
+// The themes: Auto follows the system.
+const (
+	Auto  Theme = "auto"
+	Light Theme = "light"
+	Dark  Theme = "dark"
+)
+
+// Keys says how the general-fusion panel draws its heads' keys.
+type Keys string
+
+// The kinds of keys: drawn from the seed, or the same one-hot keys in
+// every head.
+const (
+	RandomKeys Keys = "random"
+	SharedKeys Keys = "shared"
+)
+
+// names returns a closed set's values as the strings a link writes.
+func names[T ~string](vs ...T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}
 
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
 // recovery scenes edit d×d matrices and stop at 16.
-func WidthLimit(scene string) int {
+func WidthLimit(scene Scene) int {
 	switch scene {
 	case "atoms":
 		return MaxWidth
@@ -50,17 +106,18 @@ func WidthLimit(scene string) int {
 // MaxHeadsExtended in the recovery scene at extended precision.
 func HeadLimit(s State) int {
 	switch {
-	case s.Scene == "transformer":
+	case s.Scene == Transformer:
 		return TransformerHeads
-	case s.Scene == "recovery" && s.Prec > 0:
+	case s.Scene == Recovery && s.Prec > 0:
 		return MaxHeadsExtended
 	}
 	return MaxHeads
 }
 
-// The transformer scene's limits, which keep one run of transformer.Learn
-// interactive in the browser's compute worker (measured in the README): H
-// heads of width d, attention output width m, K units.
+// The transformer scene's limits, within transformer's own (MaxHeads …),
+// which keep one run of transformer.Learn interactive in the browser's
+// compute worker (web/e2e/PERFORMANCE.md): H heads of width d, attention
+// output width m, K units.
 const (
 	TransformerHeads = 3
 	TransformerWidth = 4
@@ -74,13 +131,13 @@ const DefaultUnits = 4
 // Extended precision: prec is 0 (float64) or MinPrecision…MaxPrecision
 // bits of big.Float mantissa.
 const (
-	MinPrecision = 64
-	MaxPrecision = 2048
+	MinPrecision = recovery.MinPrecision
+	MaxPrecision = recovery.MaxPrecision
 )
 
 // MaxFewer is the largest d of the fewer-atoms experiment, and so 2^MaxFewer
 // bounds its k.
-const MaxFewer = 4
+const MaxFewer = fusion.MaxFitDim
 
 // Further limits of single keys.
 const (
@@ -132,11 +189,11 @@ type Field struct {
 // normalised: every field's bound depends only on fields before it. The
 // slice is freshly built so that callers cannot change the schema.
 func Schema() []Field {
-	views := []string{"steps", "result", "sweep", "modes"}
+	views := names(Steps, Result, Sweep, Modes)
 	return []Field{
 		{Key: "v", Kind: Int, Doc: "link version", Default: strconv.Itoa(Version), Min: 1, Max: Version, Always: true,
 			at: func(s *State) any { return new(int) }},
-		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: Scenes, Always: true,
+		{Key: "scene", Kind: Enum, Doc: "the scene shown", Default: "attention", Allowed: names(Scenes...), Always: true,
 			at: func(s *State) any { return &s.Scene }},
 		{Key: "prec", Kind: Int, Doc: "bits of extended precision (0: float64; in the transformer scene, its working precision of 192 bits)", Default: "0", Min: 0, Max: MaxPrecision,
 			at: func(s *State) any { return &s.Prec },
@@ -150,7 +207,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.H },
 			bound: func(s *State) (float64, float64, string) {
 				lim := HeadLimit(*s)
-				if lim == MaxHeads && s.Scene == "recovery" {
+				if lim == MaxHeads && s.Scene == Recovery {
 					return 1, float64(lim), fmt.Sprintf("float64 resolves up to H = %d; extended precision (prec) goes to %d", lim, MaxHeadsExtended)
 				}
 				return 1, float64(lim), fmt.Sprintf("the %s scene takes H up to %d", s.Scene, lim)
@@ -186,7 +243,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.M },
 			bound: func(s *State) (float64, float64, string) {
 				switch {
-				case s.Scene != "transformer":
+				case s.Scene != Transformer:
 					return 1, MaxAtoms, ""
 				case s.Resid:
 					return float64(s.D), float64(s.D), fmt.Sprintf("the residual y + x_N needs m = d = %d", s.D)
@@ -198,7 +255,7 @@ func Schema() []Field {
 			bound: func(s *State) (float64, float64, string) {
 				return 1, TransformerUnits, fmt.Sprintf("the transformer scene takes K up to %d", TransformerUnits)
 			}},
-		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: "random", Allowed: []string{"random", "shared"},
+		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(RandomKeys), Allowed: names(RandomKeys, SharedKeys),
 			at: func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
 			at: func(s *State) any { return &s.K }},
@@ -231,7 +288,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Step }},
 		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: MaxNoise,
 			at: func(s *State) any { return &s.Noise }},
-		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: "auto", Allowed: []string{"auto", "light", "dark"},
+		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: string(Auto), Allowed: names(Auto, Light, Dark),
 			at: func(s *State) any { return &s.Theme }},
 		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: "serif", Allowed: []string{"serif", "lm"},
 			at: func(s *State) any { return &s.Font }},
@@ -258,6 +315,14 @@ func (f Field) get(s *State) string {
 		return formatFloat(*p)
 	case *string:
 		return *p
+	case *Scene:
+		return string(*p)
+	case *View:
+		return string(*p)
+	case *Theme:
+		return string(*p)
+	case *Keys:
+		return string(*p)
 	case *bool:
 		return formatBool(*p)
 	case *[]float64:
@@ -285,6 +350,14 @@ func (f Field) set(s *State, v string) (string, error) {
 		return setFloat(p, v, f.Min, f.Max)
 	case *string:
 		return setEnum(p, v, f.Allowed)
+	case *Scene:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *View:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *Theme:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *Keys:
+		return setEnum((*string)(p), v, f.Allowed)
 	case *bool:
 		return setBool(p, v)
 	case *[]float64:

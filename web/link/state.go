@@ -18,7 +18,7 @@ import (
 
 // State is everything a share link says about the page.
 type State struct {
-	Scene string // one of Scenes
+	Scene Scene  // one of Scenes
 	Prec  int    // bits of extended precision, 0 (float64) or MinPrecision…MaxPrecision
 	H     int    // number of heads, 1…HeadLimit
 	D     int    // token width, 1…MaxWidth
@@ -34,7 +34,7 @@ type State struct {
 
 	Q    []float64 // the atom scene's query q (D numbers)
 	M    int       // atoms per head in the general-fusion panel, 1…8
-	Keys string    // random or shared keys in the general-fusion panel
+	Keys Keys      // random or shared keys in the general-fusion panel
 	K    int       // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
 
 	Units   int  // the transformer's units K, 1…TransformerUnits
@@ -45,12 +45,12 @@ type State struct {
 	Src    string // the recovery scene's true layer: random or attention
 	Dup    int    // heads of the true layer given a duplicate, 0…H
 	Cancel bool   // a cancelling pair of heads is added to the true layer
-	View   string // the recovery scene's panel: steps, result, sweep or modes
+	View   View   // the recovery scene's panel: steps, result, sweep or modes
 
 	Mode    string   // recovery schedule: paper or economy
 	Step    int      // recovery step
 	Noise   float64  // relative accuracy of the recovery oracle, 0…0.1
-	Theme   string   // auto, light or dark
+	Theme   Theme    // auto, light or dark
 	Font    string   // the figures' typeface: serif (Liberation Serif) or lm (Latin Modern)
 	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
 	Present bool     // presentation mode

@@ -36,12 +36,12 @@ func TestTours(t *testing.T) {
 		t.Fatalf("tours.json: %v", err)
 	}
 	for _, scene := range Scenes {
-		if len(tours[scene]) == 0 {
+		if len(tours[string(scene)]) == 0 {
 			t.Errorf("scene %s has no tour", scene)
 		}
 	}
 	for scene, steps := range tours {
-		if !slices.Contains(Scenes, scene) {
+		if !slices.Contains(Scenes, Scene(scene)) {
 			t.Errorf("a tour for %q, which is not a scene", scene)
 		}
 		if len(steps) > MaxTour {
@@ -59,7 +59,7 @@ func TestTours(t *testing.T) {
 			if len(notes) > 0 {
 				t.Errorf("%s: link %q: notices %v", where, st.Link, notes)
 			}
-			if s.Scene != scene || s.Tour != i+1 {
+			if s.Scene != Scene(scene) || s.Tour != i+1 {
 				t.Errorf("%s: link %q opens scene %s, tour step %d", where, st.Link, s.Scene, s.Tour)
 			}
 			if back, _ := Parse(s.Link()); !back.Equal(s) {

@@ -14,9 +14,9 @@ func (s State) Transformer() experiment.Transformer {
 
 // TransformerView returns the view the transformer scene shows for s: its
 // views are steps and result, and any other view shows as steps.
-func (s State) TransformerView() string {
-	if s.View == "result" {
-		return "result"
+func (s State) TransformerView() View {
+	if s.View == Result {
+		return Result
 	}
-	return "steps"
+	return Steps
 }

@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"headlab/numerics/experiment"
 	"headlab/plots"
 	"headlab/web/link"
 )
@@ -134,7 +135,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "figures: notice: %s\n", n)
 	}
-	f, err := plots.ForLink(s, o)
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
+	if err != nil {
+		return err
+	}
+	f, err := plots.ForLink(s, runs, o)
 	if err != nil {
 		return err
 	}
@@ -235,17 +243,27 @@ func renderAll(dir string, o plots.Options, csv bool, stderr io.Writer) error {
 	}
 	var figs []figure
 	for _, sf := range plots.StandardSet() {
-		figs = append(figs, figure{sf.Name, func(o plots.Options) (plots.Figure, error) { return sf.Build(sf.State, o) }})
+		var runs *experiment.FigureRuns // run once, for every format
+		figs = append(figs, figure{sf.Name, func(o plots.Options) (plots.Figure, error) {
+			if runs == nil {
+				r, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(sf.State))
+				if err != nil {
+					return plots.Figure{}, err
+				}
+				runs = &r
+			}
+			return sf.Build(sf.State, *runs, o)
+		}})
 	}
 	var cost *plots.Cost
 	figs = append(figs, figure{"atom-cost", func(o plots.Options) (plots.Figure, error) {
 		if cost == nil {
-			c, err := plots.MeasureCost(4, plots.MaxCostWidth, 20*time.Millisecond, 1)
+			m, err := experiment.MeasureCostCurve(4, experiment.MaxTimingWidth, 20*time.Millisecond, 1)
 			if err != nil {
 				return plots.Figure{}, err
 			}
-			c.Machine = "measured natively by ./build.sh figures"
-			cost = &c
+			cost = &plots.Cost{D: m.D, Split: m.Split, Fused: m.Fused, Formula: m.Formula,
+				Machine: "measured natively by ./build.sh figures"}
 		}
 		return plots.CostFigure(*cost, o)
 	}})

@@ -1,16 +1,17 @@
 // Command prepare writes the patched ebiten of headlab/wasm/ebitenpatch (a
 // copy of go.mod's ebiten with its text/template shader files replaced by
-// headlab's and its init guarded for Web Workers) and a go.mod that uses it
-// into a folder, and prints that
-// go.mod's path for go build's -modfile flag. It fails, writing nothing,
-// when go.mod's ebiten is not the version the replacements were checked
-// against. build.sh runs it from the module's root before compiling the
-// canvas:
+// headlab's and its init guarded for Web Workers) at ebitenpatch.CopyDir,
+// where the repository's go.work points every Go tool, and prints that
+// folder. It fails when go.mod's ebiten is not the version the
+// replacements were checked against, or when go.work is not the one
+// ebitenpatch.Work writes. build.sh runs it from the module's root before
+// compiling the canvas:
 //
-//	go run ./wasm/ebitenpatch/cmd/prepare -dir build/ebitenpatch
+//	go run ./wasm/ebitenpatch/cmd/prepare
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -22,29 +23,30 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", "", "the folder to write (required; emptied first)")
 	goCmd := flag.String("go", "go", "the go command")
 	flag.Parse()
-	if *dir == "" || flag.NArg() > 0 {
+	if flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
-	modfile, err := run(*goCmd, *dir)
+	dir, err := run(*goCmd)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "prepare:", err)
 		os.Exit(1)
 	}
-	fmt.Println(modfile)
+	fmt.Println(dir)
 }
 
 // run resolves ebiten, the module's root and ebitenpatch's directory with
-// goCmd and prepares dir.
-func run(goCmd, dir string) (string, error) {
+// goCmd, checks the module's go.work and prepares the copy.
+func run(goCmd string) (string, error) {
 	m, err := ebitenpatch.Resolve(goCmd, ".")
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.Command(goCmd, "list", "-f", "{{.Dir}}\n{{.Module.GoMod}}", "headlab/wasm/ebitenpatch").Output()
+	cmd := exec.Command(goCmd, "list", "-f", "{{.Dir}}\n{{.Module.GoMod}}", "headlab/wasm/ebitenpatch")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	out, err := cmd.Output()
 	if err != nil {
 		return "", fmt.Errorf("locating headlab/wasm/ebitenpatch: %v", err)
 	}
@@ -52,5 +54,19 @@ func run(goCmd, dir string) (string, error) {
 	if len(lines) != 2 {
 		return "", fmt.Errorf("locating headlab/wasm/ebitenpatch: go list printed %q", out)
 	}
-	return ebitenpatch.Prepare(goCmd, m, lines[0], filepath.Dir(lines[1]), dir)
+	root := filepath.Dir(lines[1])
+	goVersion, err := ebitenpatch.GoVersion(root)
+	if err != nil {
+		return "", err
+	}
+	work := filepath.Join(root, "go.work")
+	got, err := os.ReadFile(work)
+	if err != nil {
+		return "", err
+	}
+	if want := ebitenpatch.Work(goVersion, ".", "./"+ebitenpatch.CopyDir); !bytes.Equal(got, want) {
+		return "", fmt.Errorf("%s is not what ebitenpatch.Work writes:\n%s", work, want)
+	}
+	dir := filepath.Join(root, filepath.FromSlash(ebitenpatch.CopyDir))
+	return dir, ebitenpatch.Prepare(goCmd, m, lines[0], work, dir)
 }

@@ -4,9 +4,10 @@
 // Programs function atlas's patched init calls. It writes nothing unless
 // every program decodes to a value reflect.DeepEqual to the compiler's.
 // headlab's wasm/ebitenpatch adds it to its copy of ebiten and runs it
-// there (natively) as it prepares the copy:
+// there (natively) as it prepares the copy, through a go.work that
+// replaces ebiten with the copy:
 //
-//	go run -modfile COPY/go.mod github.com/hajimehoshi/ebiten/v2/internal/headlabir/gen FILE VERSION
+//	GOWORK=WORK go run github.com/hajimehoshi/ebiten/v2/internal/headlabir/gen FILE VERSION
 package main
 
 import (
