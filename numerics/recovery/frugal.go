@@ -3,6 +3,7 @@ package recovery
 import (
 	"math"
 	"math/rand/v2"
+	"sort"
 
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
@@ -136,10 +137,184 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 	return mu, width
 }
 
-// searchPoles fits the log-poles of q from every start and returns the
-// fits as a labelling (best and best distinct rival).
-func (l *learner) searchPoles(q poleSamples, starts [][]float64) labelling {
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+// searchPoles fits the log-poles of q from every start, and again from
+// every start first moved by coordinate scans (scanPoles), and returns
+// all the fits as a labelling (best and best distinct rival). lo…hi is
+// the range the scans search.
+func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	scanned := l.chooseStarts(starts, func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+		}
+	}, samePoles)
+	return plain.merge(scanned, samePoles)
+}
+
+// Coordinate scans: scanSweeps passes over the heads, each trying
+// scanPoints log-poles evenly spread over the search range for one head
+// with the others fixed, and keeping the best.
+const (
+	scanSweeps = 3
+	scanPoints = 160
+)
+
+// scanPoles moves the log-poles p0 by coordinate scans: each head's term
+// is a function of its own pole alone, so one head's best value over a
+// grid costs one pass over the samples per grid point. Fits from a
+// start so moved escape the local minima where two heads' poles sit in
+// each other's place.
+func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
+	base := make([]float64, m)
+	for sweep := 0; sweep < scanSweeps; sweep++ {
+		for h := 0; h < hc; h++ {
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != h {
+						y -= term(g, i, p[g])
+					}
+				}
+				base[i] = y
+			}
+			cost := func(ph float64) float64 {
+				var ss float64
+				for i := range base {
+					e := (base[i] - term(h, i, ph) - q.y[i]) / q.sigma[i]
+					ss += float64(e * e)
+				}
+				return ss
+			}
+			best, bestCost := p[h], cost(p[h])
+			for g := 0; g < scanPoints; g++ {
+				ph := lo + (hi-lo)*float64(g)/float64(scanPoints-1)
+				if c := cost(ph); c < bestCost {
+					best, bestCost = ph, c
+				}
+			}
+			p[h] = best
+		}
+	}
+	return p
+}
+
+// pairPoints is the grid of a pair scan per head (pairPoints² points).
+const pairPoints = 64
+
+// pairScan moves the log-poles p0 by a scan of every pair of heads over
+// the range lo…hi at once (the others fixed), keeping each improvement:
+// it escapes minima that one head at a time cannot leave.
+func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
+	base := make([]float64, m)
+	grid := make([][]float64, hc) // grid[h][g*m+i]: head h's term at grid point g, sample i
+	for h := range grid {
+		grid[h] = make([]float64, pairPoints*m)
+		for g := 0; g < pairPoints; g++ {
+			ph := lo + (hi-lo)*float64(g)/float64(pairPoints-1)
+			for i := 0; i < m; i++ {
+				grid[h][g*m+i] = term(h, i, ph)
+			}
+		}
+	}
+	for a := 0; a < hc; a++ {
+		for b := a + 1; b < hc; b++ {
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != a && g != b {
+						y -= term(g, i, p[g])
+					}
+				}
+				base[i] = y
+			}
+			bestCost := math.Inf(1)
+			ga, gb := -1, -1
+			for x := 0; x < pairPoints; x++ {
+				for y := 0; y < pairPoints; y++ {
+					var ss float64
+					for i := range base {
+						e := (base[i] - grid[a][x*m+i] - grid[b][y*m+i] - q.y[i]) / q.sigma[i]
+						ss += float64(e * e)
+					}
+					if ss < bestCost {
+						bestCost, ga, gb = ss, x, y
+					}
+				}
+			}
+			var cur float64
+			for i := range base {
+				e := (base[i] - term(a, i, p[a]) - term(b, i, p[b]) - q.y[i]) / q.sigma[i]
+				cur += float64(e * e)
+			}
+			if ga >= 0 && bestCost < cur {
+				p[a] = lo + (hi-lo)*float64(ga)/float64(pairPoints-1)
+				p[b] = lo + (hi-lo)*float64(gb)/float64(pairPoints-1)
+			}
+		}
+	}
+	return p
+}
+
+// deepen adds to a search that found no solution the fits from its best
+// few points moved by pair scans (and single scans after them).
+func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
+	idx := make([]int, len(lb.all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	var starts [][]float64
+	for _, i := range idx {
+		if len(starts) >= 4 {
+			break
+		}
+		starts = appendDistinct(starts, lb.all[i])
+	}
+	// Two heads with nearly equal log-poles make a narrow valley: restart
+	// with the pair spread apart around its mean (as labelKnown does).
+	if lb.x != nil {
+		for a := range lb.x {
+			for b := a + 1; b < len(lb.x); b++ {
+				if math.Abs(lb.x[a]-lb.x[b]) > 0.3 {
+					continue
+				}
+				mid := float64((lb.x[a] + lb.x[b]) / 2)
+				for _, delta := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
+					for _, sgn := range []float64{-1, 1} {
+						p := append([]float64(nil), lb.x...)
+						p[a], p[b] = mid+float64(sgn*delta), mid-float64(sgn*delta)
+						starts = append(starts, p)
+					}
+				}
+			}
+		}
+	}
+	more := l.chooseStarts(starts, func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			p := q.pairScan(x0, lo, hi)
+			p = q.scanPoles(p, lo, hi)
+			return levenbergMarquardt(prob, p, 60)
+		}
+	}, samePoles)
+	return lb.merge(more, samePoles)
+}
+
+// scanRange returns the range the coordinate scans search: three search
+// widths beyond every head's centre, and at least −7…7.
+func scanRange(mu, width []float64) (lo, hi float64) {
+	lo, hi = -7, 7 // beyond, a pole barely moves samples at n = 1…2H
+	for h := range mu {
+		lo, hi = math.Min(lo, mu[h]-3*width[h]), math.Max(hi, mu[h]+3*width[h])
+	}
+	return lo, hi
 }
 
 // frugalKnown returns the known terms of RF k: f0 = F(0) = V·z and r_h(u)
@@ -181,7 +356,11 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 	counted := false
 	for {
 		q := l.frugalSamples(k, f0, rr)
-		lb := l.searchPoles(q, l.poleStarts(k, mu, width, extra))
+		lo, hi := scanRange(mu, width)
+		lb := l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		if !frugalAccept(lb, len(q.n)) {
+			lb = l.deepen(q, lb, lo, hi)
+		}
 		if frugalAccept(lb, len(q.n)) {
 			se, ok := l.frugalErrors(q, lb)
 			if ok {

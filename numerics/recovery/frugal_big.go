@@ -89,7 +89,11 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 	}
 	mu, width := poleRange(t, j)
-	lb := l.searchPoles(q, l.poleStarts(k, mu, width, nil))
+	lo, hi := scanRange(mu, width)
+	lb := l.searchPoles(q, l.poleStarts(k, mu, width, nil), lo, hi)
+	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
+		lb = l.deepen(q, lb, lo, hi)
+	}
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
 	idx := make([]int, len(lb.all))
