@@ -152,6 +152,39 @@ func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64)
 	return plain.merge(scanned, samePoles)
 }
 
+// quickStarts is how many starts the quick search takes.
+const quickStarts = 8
+
+// quickPoles is the first, cheap search: the first quickStarts starts
+// moved by coordinate scans, fitted, and the transpositions of the best
+// fit (the rivals two heads with close values make) fitted too. Where it
+// decides, the poles are accepted; else the full search runs.
+func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	starts = starts[:min(len(starts), quickStarts)]
+	newFit := func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+		}
+	}
+	lb := l.chooseStarts(starts, newFit, samePoles)
+	if lb.x == nil {
+		return lb
+	}
+	var swaps [][]float64
+	for a := range lb.x {
+		for b := a + 1; b < len(lb.x); b++ {
+			p := append([]float64(nil), lb.x...)
+			p[a], p[b] = p[b], p[a]
+			swaps = append(swaps, p)
+		}
+	}
+	if len(swaps) == 0 {
+		return lb
+	}
+	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+}
+
 // Coordinate scans: scanSweeps passes over the heads, each trying
 // scanPoints log-poles evenly spread over the search range for one head
 // with the others fixed, and keeping the best.
@@ -357,7 +390,10 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 	for {
 		q := l.frugalSamples(k, f0, rr)
 		lo, hi := scanRange(mu, width)
-		lb := l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		lb := l.quickPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi), samePoles)
+		}
 		if !frugalAccept(lb, len(q.n)) {
 			lb = l.deepen(q, lb, lo, hi)
 		}
@@ -371,7 +407,7 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		// Undecided: one more sample while that stays below economy's 2H,
 		// the fits found so far among the next starts.
 		next := len(l.res.Trace.RFs[k].N) + 1
-		if next >= 2*l.h0 {
+		if next >= 2*l.h0 || next > t.H+2 {
 			break
 		}
 		if !counted {

@@ -44,7 +44,7 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 				counted = true
 			}
 			next := len(rf.N) + 1
-			if next >= 2*l.h0 {
+			if next >= 2*l.h0 || next > hc+2 {
 				for n := next; n <= 2*l.h0; n++ {
 					l.planned++
 					if err := l.ask(k, n); err != nil {
@@ -90,9 +90,10 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 	}
 	mu, width := poleRange(t, j)
 	lo, hi := scanRange(mu, width)
-	lb := l.searchPoles(q, l.poleStarts(k, mu, width, nil), lo, hi)
+	starts := l.poleStarts(k, mu, width, nil)
+	lb := l.quickPoles(q, starts, lo, hi)
 	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
-		lb = l.deepen(q, lb, lo, hi)
+		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.

@@ -16,17 +16,19 @@ import (
 func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
 	H, d := sc.Heads(), sc.State.D
-	p := r.panel(screen, full, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), th)
+	p := r.panel(screen, full, fmt.Sprintf("Queries: paper, economy and frugal against the information bound (H = %d)", H), th)
 	x, y, w := p.Pad, p.Top, p.W()
 	y += 6 * u
 	mc := muted(th)
 	paper, econ, info := recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d)
+	frugal := recovery.FrugalQueries(H, d)
 	rows := []struct {
 		name string
 		n    int
 		c    color.RGBA
 	}{
 		{"information bound H(d²+d)", info, th.HeadColor(2)},
+		{"frugal 2H(2d−1)+1+(H+1)(d²−d)", frugal, th.HeadColor(3)},
 		{"economy 2H(d²+d−1)+1", econ, th.HeadColor(1)},
 		{"paper 4Hd²−2H+1 (the seed)", paper, th.HeadColor(0)},
 	}
@@ -84,6 +86,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		c color.RGBA
 	}{
 		{func(w int) int { return recovery.InformationBound(H, w) }, th.HeadColor(2)},
+		{func(w int) int { return recovery.FrugalQueries(H, w) }, th.HeadColor(3)},
 		{func(w int) int { return recovery.EconomyQueries(H, w) }, th.HeadColor(1)},
 		{func(w int) int { return recovery.PaperQueries(H, w) }, th.HeadColor(0)},
 	}
