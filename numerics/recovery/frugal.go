@@ -138,12 +138,12 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 }
 
 // searchPoles fits the log-poles of q from every start, and again from
-// every start first moved by coordinate scans (scanPoles), and returns
+// the first scannedStarts first moved by coordinate scans (scanPoles), and returns
 // all the fits as a labelling (best and best distinct rival). lo…hi is
 // the range the scans search.
 func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
 	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
-	scanned := l.chooseStarts(starts, func() fit {
+	scanned := l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
 		prob := q.problem(l.tick)
 		return func(x0 []float64) ([]float64, float64) {
 			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
@@ -185,6 +185,10 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
 }
 
+// scannedStarts is how many starts of the full search are also moved by
+// coordinate scans before their fit.
+const scannedStarts = 24
+
 // Coordinate scans: scanSweeps passes over the heads, each trying
 // scanPoints log-poles evenly spread over the search range for one head
 // with the others fixed, and keeping the best.
@@ -203,6 +207,10 @@ func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
 	p := append([]float64(nil), p0...)
 	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
 	base := make([]float64, m)
+	rhos := make([]float64, scanPoints) // the grid's poles
+	for g := range rhos {
+		rhos[g] = xmath.Exp(lo + (hi-lo)*float64(g)/float64(scanPoints-1))
+	}
 	for sweep := 0; sweep < scanSweeps; sweep++ {
 		for h := 0; h < hc; h++ {
 			for i := range base {
@@ -214,19 +222,18 @@ func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
 				}
 				base[i] = y
 			}
-			cost := func(ph float64) float64 {
+			cost := func(rho float64) float64 {
 				var ss float64
 				for i := range base {
-					e := (base[i] - term(h, i, ph) - q.y[i]) / q.sigma[i]
+					e := (base[i] - q.r[h]*q.n[i]/(q.n[i]+rho) - q.y[i]) / q.sigma[i]
 					ss += float64(e * e)
 				}
 				return ss
 			}
-			best, bestCost := p[h], cost(p[h])
-			for g := 0; g < scanPoints; g++ {
-				ph := lo + (hi-lo)*float64(g)/float64(scanPoints-1)
-				if c := cost(ph); c < bestCost {
-					best, bestCost = ph, c
+			best, bestCost := p[h], cost(xmath.Exp(p[h]))
+			for g, rho := range rhos {
+				if c := cost(rho); c < bestCost {
+					best, bestCost = lo+(hi-lo)*float64(g)/float64(scanPoints-1), c
 				}
 			}
 			p[h] = best
