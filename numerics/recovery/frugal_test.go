@@ -225,3 +225,35 @@ func TestFrugalAmbiguity(t *testing.T) {
 		t.Fatal("no RF with two labelled solutions from H samples was drawn")
 	}
 }
+
+// With only an upper bound H0 on the heads, frugal mode learns the
+// layer: column one with 2H0 samples per RF, the later measurements with
+// H_c + 1 for the H_c heads column one shows.
+func TestFrugalUpperBound(t *testing.T) {
+	const H, H0, d = 2, 3, 3
+	resolved := 0
+	for s := 0; s < 6; s++ {
+		seed := frugalSeeds + 3000 + uint64(s)
+		layer := attention.Random(H, d, seed)
+		opt := DefaultOptions(H0, d)
+		opt.Mode, opt.Seed, opt.UpperBound = Frugal, seed, true
+		res, err := Learn(LayerOracle(layer, 0, 1), opt)
+		if err != nil {
+			continue
+		}
+		resolved++
+		if res.Heads != H {
+			t.Errorf("seed %d: %d heads found, want %d", seed, res.Heads, H)
+		}
+		if e, _ := attention.RelativeError(res.Layer, attention.Canonical(layer, 1e-12)); !(e <= 1e-6) {
+			t.Errorf("seed %d: error %.3g", seed, e)
+		}
+		first := FrugalQueries(H0, d) - (H0+1)*(d*d-d)
+		if res.Fallbacks == 0 && res.Queries != first+(H+1)*(d*d-d) {
+			t.Errorf("seed %d: %d queries, want %d + (H_c+1)(d²−d) = %d", seed, res.Queries, first, first+(H+1)*(d*d-d))
+		}
+	}
+	if resolved < 4 {
+		t.Errorf("only %d of 6 runs with the bound H0 = %d resolved", resolved, H0)
+	}
+}
