@@ -160,7 +160,7 @@
         ...row("queries used", f.queries + " of " + f.steps),
         ...row("the paper's 4Hd² − 2H + 1", f.bound),
         ...row("economy 2H(d² + d − 1) + 1", f.economy),
-        ...row("frugal 2H(2d − 1) + 1 + (H + 1)(d² − d)", f.frugal),
+        ...row("frugal 2H(2d−1)+1+(H+1)(d²−d)", f.frugal),
         ...row("information bound H(d² + d)", f.information),
         ...row("longest query", f.maxLength + " of 2H + 1 = " + f.lengthBound));
     }
