@@ -182,7 +182,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 	f0p := new(big.Float).SetPrec(x.prec - perturbBits).Set(f0)
 	f0p.SetPrec(x.prec)
 	errEst := math.Inf(1)
-	if rp, ok := l.polishPolesLoose(rf.N, yp, f0p, r, solf[0]); ok {
+	if rp, ok := l.polishPolesLoose(rf.N, yp, f0p, r, rho); ok {
 		var worst float64
 		tt := x.num()
 		for h := range rp {
@@ -227,27 +227,35 @@ func samePolesTo(a, b []float64, tol float64) bool {
 // working precision, and reports whether the result reproduces every
 // sample to the noise model (a solution).
 func (l *learner) polishPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64) ([]*big.Float, bool) {
-	rho, res := l.gaussNewtonPoles(n, y, f0, r, p0)
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, p0, nil)
 	return rho, rho != nil && res <= 16
 }
 
-// polishPolesLoose is polishPoles for perturbed samples: any converged
-// point is returned.
-func (l *learner) polishPolesLoose(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64) ([]*big.Float, bool) {
-	rho, res := l.gaussNewtonPoles(n, y, f0, r, p0)
+// polishPolesLoose is polishPoles for perturbed samples, from the poles
+// start: any converged point is returned.
+func (l *learner) polishPolesLoose(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, start []*big.Float) ([]*big.Float, bool) {
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, nil, start)
 	return rho, rho != nil && !math.IsInf(res, 0)
 }
 
 // gaussNewtonPoles runs the Gauss–Newton iteration of polishPoles and
 // returns the poles with the largest residual in units of the noise
-// model (+Inf when the iteration fails).
-func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64) ([]*big.Float, float64) {
+// model (+Inf when the iteration fails). It starts from the poles start,
+// or if nil from the log-poles p0.
+func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64, start []*big.Float) ([]*big.Float, float64) {
 	x := l.x
 	hc, m := len(r), len(n)
-	wp := 2 * x.prec // the normal equations square the condition
+	// The steps need only a few correct digits (the residual, at the
+	// working precision, sets the fixed point): the working precision
+	// suffices for the normal equations.
+	wp := x.prec
 	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
 	rho := make([]*big.Float, hc)
 	for h := range rho {
+		if start != nil {
+			rho[h] = num().Set(start[h])
+			continue
+		}
 		if math.IsNaN(p0[h]) || math.IsInf(p0[h], 0) || math.Abs(p0[h]) > 700 {
 			return nil, math.Inf(1)
 		}
