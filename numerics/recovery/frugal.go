@@ -106,7 +106,7 @@ func (l *learner) poleStarts(k int, mu, width []float64, extra [][]float64) [][]
 	for len(starts) < frugalStarts(hc)+len(extra) {
 		p := make([]float64, hc)
 		for h := range p {
-			p[h] = mu[h] + width[h]*rng.NormFloat64()
+			p[h] = mu[h] + float64(width[h]*rng.NormFloat64())
 		}
 		starts = append(starts, p)
 	}
@@ -130,7 +130,7 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 			}
 		}
 		m := s / float64(n)
-		v := ss/float64(n) - m*m
+		v := ss/float64(n) - float64(m*m)
 		mu[h] = m
 		width[h] = 1.5 * math.Max(math.Sqrt(math.Max(v, 0)), 0.5)
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"headlab/numerics/internal/bigmath"
+	"headlab/numerics/internal/xmath"
 )
 
 // In extended precision a frugal measurement's poles are located by the
@@ -151,7 +152,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 		pf := make([]float64, hc)
 		for h := range pf {
-			pf[h] = math.Log(bigFloat64(rho[h]))
+			pf[h] = xmath.Log(bigFloat64(rho[h]))
 		}
 		dup := false
 		for _, s := range solf {
@@ -259,7 +260,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		if math.IsNaN(p0[h]) || math.IsInf(p0[h], 0) || math.Abs(p0[h]) > 700 {
 			return nil, math.Inf(1)
 		}
-		rho[h] = num().SetFloat64(math.Exp(p0[h]))
+		rho[h] = num().SetFloat64(xmath.Exp(p0[h]))
 	}
 	w := make([]float64, m)
 	ny := make([]*big.Float, m)
