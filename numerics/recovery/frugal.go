@@ -425,17 +425,17 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		if err := l.ask(k, next); err != nil {
 			return nil, nil, err
 		}
-		extra = frugalCandidates(lb)
+		extra = frugalCandidates(lb, len(q.n))
 	}
 	return l.frugalFallback(k, t, counted)
 }
 
-// frugalCandidates returns the distinct fits of a search that explain
-// the samples, to start the next search from.
-func frugalCandidates(lb labelling) [][]float64 {
+// frugalCandidates returns the distinct fits of a search of rows samples
+// that explain them, to start the next search from.
+func frugalCandidates(lb labelling, rows int) [][]float64 {
 	var out [][]float64
 	for i, x := range lb.all {
-		if lb.allChi2[i] <= frugalSolution*float64(max(1, len(x))) {
+		if lb.allChi2[i] <= frugalSolution*float64(rows) {
 			out = appendDistinct(out, x)
 		}
 		if len(out) >= 16 {
