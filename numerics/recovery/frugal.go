@@ -401,6 +401,14 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		if !frugalAccept(lb, len(q.n)) {
 			lb = lb.merge(l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi), samePoles)
 		}
+		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
+			// With F(0), the samples determine the RF as a rational
+			// function (economy's fit, without its check sample): its
+			// poles, labelled by the values, start one more fit.
+			if p, _, err := l.labelKnown(k, t); err == nil && len(p) == t.H {
+				lb = lb.merge(l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+			}
+		}
 		if !frugalAccept(lb, len(q.n)) {
 			lb = l.deepen(q, lb, lo, hi)
 		}
