@@ -3,6 +3,7 @@ package recovery
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"headlab/numerics/attention"
@@ -80,7 +81,8 @@ func checkFrugalTrace(t *testing.T, what string, res Result, H, d int) {
 }
 
 // Counts and longest query for H = 1…8, d = 1…8: float64 to H = 3,
-// extended precision beyond (a shorter table with -short).
+// extended precision beyond (a shorter table with -short, and under
+// GOOS=js only H·d ≤ 24 beyond H = 3).
 func TestFrugalCounts(t *testing.T) {
 	maxH, maxD := 8, 8
 	if testing.Short() {
@@ -88,20 +90,23 @@ func TestFrugalCounts(t *testing.T) {
 	}
 	for H := 1; H <= maxH; H++ {
 		for d := 1; d <= maxD; d++ {
-			if H*d > 24 && H > 3 {
-				continue // the run takes long; H·d ≤ 24 covers every H
+			if H*d > 24 && H > 3 && runtime.GOOS == "js" {
+				continue // slow in the browser's runtime; H·d ≤ 24 still covers every H
 			}
 			layer := attention.Random(H, d, frugalSeeds+uint64(10*H+d))
 			opt := DefaultOptions(H, d)
 			opt.Mode, opt.Seed = Frugal, uint64(H*d)
 			var res Result
+			var err error
 			if H <= 3 {
-				res, _ = Learn(LayerOracle(layer, 0, 1), opt)
+				res, err = Learn(LayerOracle(layer, 0, 1), opt)
 			} else {
 				opt.Precision = NeededPrecision(H, d, Frugal) + 32
-				res, _ = LearnBig(BigLayerOracle(layer, opt.Precision), opt)
+				res, err = LearnBig(BigLayerOracle(layer, opt.Precision), opt)
 			}
-			if res.Queries == 0 {
+			if err != nil {
+				// An unresolved run stops before its schedule ends.
+				t.Logf("H = %d, d = %d: %v", H, d, err)
 				continue
 			}
 			checkFrugalTrace(t, "H = "+itoa(H)+", d = "+itoa(d), res, H, d)
