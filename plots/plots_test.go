@@ -80,7 +80,7 @@ var want = map[string]struct {
 	// standard sweep, H = 2, d = 2, has some at ε = 1e-4 and in the scan).
 	"recovery-noise":   {4, "oracle accuracy", "largest relative error"},
 	"recovery-heads":   {3, "heads", "largest relative error"},
-	"recovery-queries": {4, "token width", "queries"},
+	"recovery-queries": {5, "token width", "queries"},
 	// the true F, the pieces, five kinks, the local solves, the side queries
 	"transformer-units": {9, "line", "single tokens"},
 	// two heads, the units, the diagonal

@@ -314,16 +314,18 @@ func QueriesVsWidth(in Queries, st Style) (Figure, error) {
 		return Figure{}, fmt.Errorf("plots: queries for H = %d up to d = %d; want 1 ≤ H ≤ %d, 2 ≤ d ≤ %d", in.H, in.MaxD, recovery.MaxHeads, recovery.MaxWidth)
 	}
 	p := st.newPlot("token width *d*", fmt.Sprintf("queries (*H* = %d)", in.H))
-	f := single("recovery-queries", fmt.Sprintf("Queries against d for H = %d: paper, economy and the information bound", in.H), p, st)
-	f.data().Columns = []string{"width d (count)", "paper (queries)", "economy (queries)", "information bound (queries)"}
-	var paper, economy, bound plotter.XYs
+	f := single("recovery-queries", fmt.Sprintf("Queries against d for H = %d: paper, economy, frugal and the information bound", in.H), p, st)
+	f.data().Columns = []string{"width d (count)", "paper (queries)", "economy (queries)", "frugal (queries)", "information bound (queries)"}
+	var paper, economy, frugal, bound plotter.XYs
 	for d := 1; d <= in.MaxD; d++ {
 		a, b, c := recovery.PaperQueries(in.H, d), recovery.EconomyQueries(in.H, d), recovery.InformationBound(in.H, d)
+		fr := recovery.FrugalQueries(in.H, d)
 		x := float64(d)
 		paper = append(paper, plotter.XY{X: x, Y: float64(a)})
 		economy = append(economy, plotter.XY{X: x, Y: float64(b)})
+		frugal = append(frugal, plotter.XY{X: x, Y: float64(fr)})
 		bound = append(bound, plotter.XY{X: x, Y: float64(c)})
-		f.data().add(d, a, b, c)
+		f.data().add(d, a, b, fr, c)
 	}
 	markers := in.MaxD <= 20
 	for i, s := range []struct {
@@ -333,6 +335,7 @@ func QueriesVsWidth(in Queries, st Style) (Figure, error) {
 		{"paper: 4*Hd*^{2} − 2*H* + 1", paper},
 		{"economy: 2*H*(*d*^{2} + *d* − 1) + 1", economy},
 		{"information bound *H*(*d*^{2} + *d*)", bound},
+		{"frugal: 2*H*(2*d* − 1) + 1 + (*H* + 1)(*d*^{2} − *d*)", frugal},
 	} {
 		ps, th, err := series(i, lg(s.xys, false, true), markers, st)
 		if err != nil {

@@ -27,7 +27,7 @@ type Recovery struct {
 	Dup    int       // the first Dup heads split into two halves
 	Cancel bool      // a pair of heads with one W and opposite v added
 	H0     int       // upper bound on H given to the learner (0: H known)
-	Mode   string    // "paper" (default) or "economy"
+	Mode   string    // a recovery.Mode's name: "paper" (default), "economy" or "frugal"
 	Noise  float64   // the oracle's relative accuracy ε
 	// Prec is the run's precision in bits: 0 for float64, else extended
 	// precision throughout (the oracle exact at Prec bits, see
@@ -86,8 +86,8 @@ func (r Recovery) Options(l attention.Layer) recovery.Options {
 	if r.H0 > 0 {
 		opt.Heads, opt.UpperBound = max(r.H0, heads), true
 	}
-	if r.Mode == "economy" {
-		opt.Mode = recovery.Economy
+	if m, err := recovery.ParseMode(r.Mode); err == nil {
+		opt.Mode = m
 	}
 	opt.Seed = r.Seed
 	opt.Tolerance = r.Noise

@@ -19,7 +19,7 @@ type Transformer struct {
 	Seed       uint64
 	Residual   bool
 	Readout    bool
-	Mode       string // "paper" (default) or "economy"
+	Mode       string // a recovery.Mode's name: "paper" (default), "economy" or "frugal"
 	Prec       int
 }
 
@@ -60,8 +60,8 @@ func (t Transformer) TrueNetwork() (transformer.Network, error) {
 func (t Transformer) Options() transformer.Options {
 	o := transformer.DefaultOptions(t.H, t.D)
 	o.Residual = t.Residual
-	if t.Mode == "economy" {
-		o.Mode = recovery.Economy
+	if m, err := recovery.ParseMode(t.Mode); err == nil {
+		o.Mode = m
 	}
 	o.Precision = t.Precision()
 	o.Seed = t.Seed
@@ -83,10 +83,8 @@ func (t Transformer) Key() string {
 // share), then about 1.8 times the ideal K+1 local solves of Hd+1 queries
 // (MATH.md §3.7, Cost).
 func (t Transformer) PlannedQueries() int {
-	a := recovery.PaperQueries(t.H, t.D)
-	if t.Mode == "economy" {
-		a = recovery.EconomyQueries(t.H, t.D)
-	}
+	m, _ := recovery.ParseMode(t.Mode)
+	a := m.Queries(t.H, t.D)
 	b := t.H
 	if t.Residual {
 		b++

@@ -62,3 +62,34 @@ func BenchmarkLearn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkModes measures whole runs of economy and frugal mode at the
+// same (H, d, precision), so that their times compare as a ratio in one
+// run (go test -bench Modes): float64 at (2, 4) and (3, 4), extended
+// precision at (4, 3) with 192 bits.
+func BenchmarkModes(b *testing.B) {
+	for _, c := range []struct {
+		H, d int
+		prec uint
+	}{{2, 4, 0}, {3, 4, 0}, {4, 3, 192}} {
+		for _, m := range []Mode{Economy, Frugal} {
+			name := fmt.Sprintf("H=%d,d=%d,prec=%d/%v", c.H, c.d, c.prec, m)
+			opt := DefaultOptions(c.H, c.d)
+			opt.Seed, opt.Mode, opt.Precision = 3, m, c.prec
+			layer := attention.Random(c.H, c.d, 42)
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					var err error
+					if c.prec > 0 {
+						_, err = LearnBig(BigLayerOracle(layer, c.prec), opt)
+					} else {
+						_, err = Learn(LayerOracle(layer, 0, 1), opt)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

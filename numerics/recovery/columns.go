@@ -235,8 +235,9 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 }
 
 // column learns column j of every P_h (W_h z_j) from the RFs on z_j:
-// each RF is labelled by the known values, economy mode falls back to a
-// link RF(z_j, u_i+u_k) for a measurement it cannot label, the labelled
+// each RF is labelled by the known values (frugal mode asks its
+// measurements here, see labelFrugal), economy and frugal mode fall back
+// to a link RF(z_j, u_i+u_k) for a measurement they cannot label, the labelled
 // log-poles give P_h[·][j] by least squares, and a fit of the column to
 // all its samples polishes them.
 func (l *learner) column(t theta, j int) error {
@@ -245,18 +246,38 @@ func (l *learner) column(t theta, j int) error {
 	var bad []int
 	var why []error
 	done := make([]bool, d) // measurement M_ij labelled, every head located
-	for _, k := range l.cols[j] {
-		p, sigma, err := l.labelKnown(k, t)
+	label := func(k int, p, sigma []float64, err error) {
 		if err != nil {
 			bad, why = append(bad, k), append(why, err)
-			continue
+			return
 		}
 		good = append(good, resolved{k, p, sigma})
 		if rf := l.res.Trace.RFs[k]; rf.Kind == Measurement && located(sigma) {
 			done[rf.I] = true
 		}
 	}
-	if l.opt.Mode == Economy {
+	if l.opt.Mode == Frugal {
+		// Each measurement is asked and solved before the next, so that
+		// its extra samples, if any, follow its first ones.
+		for i := 0; i < d; i++ {
+			k, err := l.frugalMeasure(i, j, hc)
+			if err != nil {
+				return err
+			}
+			p, sigma, err := l.labelFrugal(k, j, t)
+			var oe *Error
+			if errors.As(err, &oe) {
+				return err // the oracle failed
+			}
+			label(k, p, sigma, err)
+		}
+	} else {
+		for _, k := range l.cols[j] {
+			p, sigma, err := l.labelKnown(k, t)
+			label(k, p, sigma, err)
+		}
+	}
+	if l.opt.Mode != Paper {
 		// A measurement that is unresolved, or that locates some head too
 		// poorly, gets a link to a row that is resolved (MATH.md §3.4).
 		var need []int

@@ -8,7 +8,10 @@
 // residues reveal one linear measurement of every W_h and v_h (MATH.md
 // §3.1). Learn follows the paper's schedule of 4Hd²−2H+1 queries (Paper) or
 // a cheaper one that labels heads by their value fingerprints (Economy,
-// §3.4), fits every rational function with package rational, matches poles
+// §3.4), or one that gives every measurement after column one only H+1
+// samples, its values being known (Frugal, §3.4: near the information
+// bound, falling back to economy's samples where the poles stay
+// undecided), fits every rational function with package rational, matches poles
 // to heads, and finishes with a global weighted least-squares fit of all
 // (W_h, v_h) to every raw answer, whose residual is the run's self-check
 // (§4). A run the float64 numbers cannot resolve ends in an error naming the

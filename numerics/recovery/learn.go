@@ -81,6 +81,7 @@ func (l *learner) learnFloat() (Result, error) {
 		return l.finish(t, &fitStats{chi2: chi2, rows: len(sv.rows)}, nil)
 	}
 	l.stage = stageColumns
+	l.frugalPlanned(t.H)
 	for j := 1; j < l.d; j++ {
 		if err := l.column(t, j); err != nil {
 			return l.res, err

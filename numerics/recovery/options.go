@@ -14,7 +14,8 @@ const (
 	MaxHeads = 8  // largest number of heads H (or bound H0) in float64
 )
 
-// Mode selects the query schedule.
+// Mode selects the query schedule. The modes are a closed set: Modes
+// lists them, String names them and ParseMode reads a name back.
 type Mode int
 
 const (
@@ -27,17 +28,64 @@ const (
 	// they do not, or where a measurement locates a head only roughly (two
 	// nearly coincident poles, or a head too weak in it).
 	Economy
+	// Frugal makes column one as economy does, then gives every later
+	// measurement only H+1 samples: its residues r_h = c·v_h·u_i and its
+	// constant are known from column one, so only its H poles are unknown
+	// (FrugalQueries: 2H(2d−1)+1+(H+1)(d²−d)). A measurement whose poles
+	// the samples leave undecided gets one more sample, then economy's 2H
+	// (and its links), counted in Result.Fallbacks: never a guess.
+	Frugal
 )
 
-// String returns "paper" or "economy".
+// Modes returns every mode, in the order a menu lists them.
+func Modes() []Mode { return []Mode{Paper, Economy, Frugal} }
+
+// ModeNames returns the names of Modes, in the same order.
+func ModeNames() []string {
+	var out []string
+	for _, m := range Modes() {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+// String returns "paper", "economy" or "frugal".
 func (m Mode) String() string {
 	switch m {
 	case Paper:
 		return "paper"
 	case Economy:
 		return "economy"
+	case Frugal:
+		return "frugal"
 	}
 	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// ParseMode returns the mode String names s.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes() {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return Paper, fmt.Errorf("recovery: unknown mode %q (want one of %v)", s, ModeNames())
+}
+
+// Valid reports whether m is one of Modes.
+func (m Mode) Valid() bool { return m >= Paper && m <= Frugal }
+
+// Queries returns the mode's query count for H heads (or the bound H0) of
+// width d when nothing falls back: PaperQueries, EconomyQueries or
+// FrugalQueries.
+func (m Mode) Queries(H, d int) int {
+	switch m {
+	case Economy:
+		return EconomyQueries(H, d)
+	case Frugal:
+		return FrugalQueries(H, d)
+	}
+	return PaperQueries(H, d)
 }
 
 // Options configures Learn. Use DefaultOptions and change what differs.
@@ -52,7 +100,7 @@ type Options struct {
 	// canonical heads (MATH.md §3.5). Learn detects the number either way;
 	// the flag records what the caller knows.
 	UpperBound bool
-	// Mode is the query schedule, Paper or Economy.
+	// Mode is the query schedule: Paper, Economy or Frugal.
 	Mode Mode
 	// Seed draws the learner's random bases.
 	Seed uint64
@@ -101,7 +149,7 @@ func (o Options) validate() error {
 			return fmt.Errorf("recovery: %d heads outside 1…%d in float64; extended precision (Options.Precision > 0) goes to %d", o.Heads, MaxHeads, MaxHeadsExtended)
 		}
 		return fmt.Errorf("recovery: %d heads outside 1…%d", o.Heads, o.maxHeads())
-	case o.Mode != Paper && o.Mode != Economy:
+	case !o.Mode.Valid():
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
 		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
@@ -144,6 +192,13 @@ func PaperQueries(H, d int) int { return 4*H*d*d - 2*H + 1 }
 // EconomyQueries returns economy mode's count 2H(d² + d − 1) + 1 when it
 // needs no fallback link (each adds 2H).
 func EconomyQueries(H, d int) int { return 2*H*(d*d+d-1) + 1 }
+
+// FrugalQueries returns frugal mode's count 2H(2d − 1) + 1 + (H + 1)(d² −
+// d) when no measurement falls back: column one and its links as in
+// economy, then H + 1 samples for each of the other d² − d measurements.
+// With H an upper bound H0, the later measurements take H_c + 1 samples
+// for the H_c heads column one shows, so the count is at most this.
+func FrugalQueries(H, d int) int { return 2*H*(2*d-1) + 1 + (H+1)*(d*d-d) }
 
 // InformationBound returns H(d² + d), the number of real degrees of freedom
 // of H canonical heads of width d: no method can use fewer real-valued

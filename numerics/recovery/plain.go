@@ -209,6 +209,7 @@ func (l *learner) learnPlain() (Result, error) {
 		x.R[h] = make([]*big.Float, d)
 	}
 	if hc > 0 {
+		l.frugalPlanned(hc)
 		if err := l.plainColumnOne(hc); err != nil {
 			return l.res, err
 		}
@@ -363,6 +364,9 @@ func (l *learner) plainColumn(hc, j int) error {
 	if rs == 0 {
 		rs = 1
 	}
+	if l.opt.Mode == Frugal {
+		return l.plainFrugalColumn(hc, j, rs)
+	}
 	// Measurements first: a link's check needs the measurements' values.
 	for pass := 0; pass < 2; pass++ {
 		for _, k := range l.cols[j] {
@@ -370,35 +374,47 @@ func (l *learner) plainColumn(hc, j int) error {
 			if (rf.Kind == Measurement) != (pass == 0) {
 				continue
 			}
-			_, r, vz := l.modelTerms(k, hc)
-			f0, sr := x.num(), x.num()
-			for h := 0; h < hc; h++ {
-				f0.Add(f0, vz[h])
-				sr.Add(sr, r[h])
+			if err := l.plainKnown(k, hc, j, rs); err != nil {
+				return err
 			}
-			c := x.num().Sub(f0, sr)
-			bf, err := l.fitBig(k, hc, false, c, f0)
-			if err != nil {
-				return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
-			}
-			cost := make([][]float64, hc)
-			for h := range cost {
-				rh, _ := r[h].Float64()
-				cost[h] = make([]float64, hc)
-				for b := range cost[h] {
-					cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
-				}
-			}
-			perm, miss, rival := decide(cost)
-			if !decidedPlain(miss, rival) {
-				return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
-			}
-			rf.Heads = inverse(perm)
-			if rf.Kind == Measurement {
-				for h, b := range perm {
-					x.P[h][rf.I][j] = bf.p[b]
-				}
-			}
+		}
+	}
+	return nil
+}
+
+// plainKnown fits RF k of column j with the known constant and F(0) and
+// labels its poles by the known values r_h (plainColumn); a measurement's
+// log-poles become P_h[i][j].
+func (l *learner) plainKnown(k, hc, j int, rs float64) error {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	_, r, vz := l.modelTerms(k, hc)
+	f0, sr := x.num(), x.num()
+	for h := 0; h < hc; h++ {
+		f0.Add(f0, vz[h])
+		sr.Add(sr, r[h])
+	}
+	c := x.num().Sub(f0, sr)
+	bf, err := l.fitBig(k, hc, false, c, f0)
+	if err != nil {
+		return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
+	}
+	cost := make([][]float64, hc)
+	for h := range cost {
+		rh, _ := r[h].Float64()
+		cost[h] = make([]float64, hc)
+		for b := range cost[h] {
+			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
+		}
+	}
+	perm, miss, rival := decide(cost)
+	if !decidedPlain(miss, rival) {
+		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
+	}
+	rf.Heads = inverse(perm)
+	if rf.Kind == Measurement {
+		for h, b := range perm {
+			x.P[h][rf.I][j] = bf.p[b]
 		}
 	}
 	return nil

@@ -29,7 +29,9 @@ func MeasuredPrecision(H, d int, m Mode) (bits uint, ok bool) {
 	}
 	for _, row := range neededBits {
 		if row.d == d {
-			if m == Economy {
+			if m != Paper {
+				// Frugal mode makes column one as economy does and was
+				// not measured apart: it takes economy's precision.
 				return row.economy[H-1], true
 			}
 			return row.paper[H-1], true

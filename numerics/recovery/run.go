@@ -58,8 +58,9 @@ func learnPaused(o source, opt Options, pause Pause) (res Result, err error) {
 // Progress is how far a run has got.
 type Progress struct {
 	// Queries is the number of oracle queries made, of Planned: the count
-	// of the mode's schedule, to which economy mode adds 2H for every link
-	// it falls back to.
+	// of the mode's schedule, to which economy and frugal mode add what
+	// they fall back to (2H for a link, the samples a frugal measurement
+	// needs beyond H + 1).
 	Queries, Planned int
 	// Columns is the number of columns of the P_h (equivalently of the
 	// W_h) fitted, of Width (d). The queries all come first; the fits of
@@ -95,10 +96,7 @@ const (
 
 // plannedQueries is the query count of opt's schedule before fallbacks.
 func plannedQueries(opt Options) int {
-	if opt.Mode == Economy {
-		return EconomyQueries(opt.Heads, opt.Width)
-	}
-	return PaperQueries(opt.Heads, opt.Width)
+	return opt.Mode.Queries(opt.Heads, opt.Width)
 }
 
 // tick is a checkpoint of the run: it calls the pause, if any.

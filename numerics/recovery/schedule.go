@@ -179,7 +179,9 @@ func (l *learner) share(k, q int) {
 // and the link RF(z_1, u_1+u_i), which share the query of z_1 alone as
 // n = 0. Then, column by column, the RFs on z_j (paper: M_1j, the link
 // RF(z_1+z_j, u_1), and M_ij with the link RF(z_j, u_1+u_i); economy: the
-// M_ij only), each with n = 1…2H because C = V·a is known by then.
+// M_ij only), each with n = 1…2H because C = V·a is known by then. Frugal
+// mode makes only the RFs on z_1 here: its other measurements are asked
+// as their columns are learned (frugalColumn), each with n = 1…H+1.
 func (l *learner) schedule() error {
 	d, h := l.d, l.h0
 	ask := func(k, from int) error {
@@ -209,7 +211,7 @@ func (l *learner) schedule() error {
 		l.first = append(l.first, m, lk)
 	}
 	l.cols = make([][]int, d)
-	for j := 1; j < d; j++ {
+	for j := 1; j < d && l.opt.Mode != Frugal; j++ {
 		var col []int
 		add := func(kind Kind, i int, alpha, beta []int) error {
 			k := l.addRF(kind, i, j, alpha, beta)

@@ -102,6 +102,10 @@ type Result struct {
 	// Queries is the number of oracle calls made, MaxLength the longest
 	// sequence sent.
 	Queries, MaxLength int
+	// Fallbacks counts, in frugal mode, the measurements that needed more
+	// than H + 1 samples (one more, or economy's 2H): the queries above
+	// FrugalQueries, with any links economy's fallback added.
+	Fallbacks int
 	// Trace records every rational function and query.
 	Trace Trace
 

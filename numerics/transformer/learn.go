@@ -49,7 +49,7 @@ type Options struct {
 	Width int
 	// Residual says the network adds x_N to its attention output.
 	Residual bool
-	// Mode is phase A's query schedule, recovery.Paper or recovery.Economy.
+	// Mode is phase A's query schedule: recovery.Paper, Economy or Frugal.
 	Mode recovery.Mode
 	// Precision is the working precision in bits (MinPrecision…
 	// MaxPrecision); 0 means DefaultPrecision.
@@ -97,7 +97,7 @@ func (o Options) validate() error {
 		return fmt.Errorf("transformer: %d heads outside 1…%d", o.Heads, MaxHeads)
 	case o.Width < 1 || o.Width > MaxWidth:
 		return fmt.Errorf("transformer: width %d outside 1…%d", o.Width, MaxWidth)
-	case o.Mode != recovery.Paper && o.Mode != recovery.Economy:
+	case !o.Mode.Valid():
 		return fmt.Errorf("transformer: unknown mode %d", int(o.Mode))
 	case o.Precision != 0 && (o.Precision < MinPrecision || o.Precision > MaxPrecision):
 		return fmt.Errorf("transformer: precision %d bits outside %d…%d", o.Precision, MinPrecision, MaxPrecision)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -16,17 +17,19 @@ import (
 func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
 	H, d := sc.Heads(), sc.State.D
-	p := r.panel(screen, full, fmt.Sprintf("Queries: paper against economy against the information bound (H = %d)", H), th)
+	p := r.panel(screen, full, fmt.Sprintf("Queries: paper, economy and frugal against the information bound (H = %d)", H), th)
 	x, y, w := p.Pad, p.Top, p.W()
 	y += 6 * u
 	mc := muted(th)
 	paper, econ, info := recovery.PaperQueries(H, d), recovery.EconomyQueries(H, d), recovery.InformationBound(H, d)
+	frugal := recovery.FrugalQueries(H, d)
 	rows := []struct {
 		name string
 		n    int
 		c    color.RGBA
 	}{
 		{"information bound H(d²+d)", info, th.HeadColor(2)},
+		{"frugal 2H(2d−1)+1+(H+1)(d²−d)", frugal, th.HeadColor(3)},
 		{"economy 2H(d²+d−1)+1", econ, th.HeadColor(1)},
 		{"paper 4Hd²−2H+1 (the seed)", paper, th.HeadColor(0)},
 	}
@@ -84,8 +87,21 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		c color.RGBA
 	}{
 		{func(w int) int { return recovery.InformationBound(H, w) }, th.HeadColor(2)},
+		{func(w int) int { return recovery.FrugalQueries(H, w) }, th.HeadColor(3)},
 		{func(w int) int { return recovery.EconomyQueries(H, w) }, th.HeadColor(1)},
 		{func(w int) int { return recovery.PaperQueries(H, w) }, th.HeadColor(0)},
+	}
+	// Each curve's name under its end, pushed down where it would overlap
+	// the name above (the counts at d = MaxD are close for frugal and
+	// economy).
+	labelY := make([]float64, len(series))
+	order := make([]int, len(series))
+	for i, s := range series {
+		labelY[i], order[i] = py(s.f(maxD))+6*u, i
+	}
+	sort.Slice(order, func(a, b int) bool { return labelY[order[a]] < labelY[order[b]] })
+	for k := 1; k < len(order); k++ {
+		labelY[order[k]] = math.Max(labelY[order[k]], labelY[order[k-1]]+bh)
 	}
 	for i, s := range series {
 		for w := 1; w < maxD; w++ {
@@ -95,7 +111,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 			r.smooth.disc(px(w), py(s.f(w)), 3.5*u, s.c)
 		}
 		lbl := rows[i].name
-		r.lab.put(screen, &r.text, lbl, px(maxD)-widthOf(&r.text, lbl), py(s.f(maxD))+6*u, s.c)
+		r.lab.put(screen, &r.text, lbl, px(maxD)-widthOf(&r.text, lbl), labelY[i], s.c)
 	}
 	r.top.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-widthOf(&r.text, "token width d"), plot.Y+plot.H+4*u+bh, mc)

@@ -184,10 +184,7 @@ func (r *Recovery) Steps() int {
 	if r.Result != nil {
 		return len(r.Result.Trace.Queries)
 	}
-	if r.Options.Mode == recovery.Economy {
-		return recovery.EconomyQueries(r.Heads(), r.State.D)
-	}
-	return r.Bound()
+	return r.Options.Mode.Queries(r.Heads(), r.State.D)
 }
 
 // Step is the current step, 0…Steps.
@@ -323,7 +320,7 @@ func headValue(rf *recovery.RF, h int, p bool) float64 {
 // of a run that succeeded, error (the largest relative error of the
 // recovered canonical parameters; the result view always shows the end, so
 // it reports error at any step). Among the others: information (H(d²+d)),
-// economy (2H(d²+d−1)+1), lengthBound (2H+1), computing, rf (the current
+// economy (2H(d²+d−1)+1), frugal (2H(2d−1)+1+(H+1)(d²−d)), lengthBound (2H+1), computing, rf (the current
 // rational function), truth and recovered (canonical heads as W row by row
 // and v), failed (where and why a run could not be resolved), sweep and
 // modes, and while computing runProgress (how far the run has got: queries
@@ -343,6 +340,7 @@ func (r *Recovery) Facts() map[string]any {
 		"queries":     r.Step(),
 		"bound":       r.Bound(),
 		"economy":     recovery.EconomyQueries(H, s.D),
+		"frugal":      recovery.FrugalQueries(H, s.D),
 		"information": r.Information(),
 		"lengthBound": 2*H + 1,
 		"maxLength":   r.MaxLength(),
@@ -451,17 +449,18 @@ func finiteOrNil1(v float64) any {
 }
 
 // ModesFacts returns the query counts over d = 1…16 for H heads: the
-// paper's (paper), economy mode's when every fingerprint separates, and the
-// information bound.
+// paper's (paper), economy mode's when every fingerprint separates, frugal
+// mode's when no measurement falls back, and the information bound.
 func ModesFacts(H, d int) map[string]any {
-	var ds, paper, econ, info []int
+	var ds, paper, econ, frugal, info []int
 	for w := 1; w <= max(16, d); w++ {
 		ds = append(ds, w)
 		paper = append(paper, recovery.PaperQueries(H, w))
 		econ = append(econ, recovery.EconomyQueries(H, w))
+		frugal = append(frugal, recovery.FrugalQueries(H, w))
 		info = append(info, recovery.InformationBound(H, w))
 	}
-	return map[string]any{"d": ds, "paper": paper, "economy": econ, "information": info, "H": H, "current": d}
+	return map[string]any{"d": ds, "paper": paper, "economy": econ, "frugal": frugal, "information": info, "H": H, "current": d}
 }
 
 // Describe returns a sentence stating what the canvas shows.
@@ -480,8 +479,8 @@ func (r *Recovery) Describe() string {
 	case link.Sweep:
 		return head + ": parameter error against the oracle's accuracy ε, log–log, over several seeds."
 	case link.Modes:
-		return head + fmt.Sprintf(": queries of paper mode (%d), economy mode (%d) and the information bound (%d), and over d.",
-			r.Bound(), recovery.EconomyQueries(r.Heads(), s.D), r.Information())
+		return head + fmt.Sprintf(": queries of paper mode (%d), economy mode (%d), frugal mode (%d) and the information bound (%d), and over d.",
+			r.Bound(), recovery.EconomyQueries(r.Heads(), s.D), recovery.FrugalQueries(r.Heads(), s.D), r.Information())
 	}
 	v, ok := r.View()
 	if !ok {

@@ -130,7 +130,8 @@ func (r *Recovery) StepsLayout(full Rect, m Measure) RecoverySteps {
 }
 
 // counter lays out the running count of queries against the paper's
-// 4Hd²−2H+1, economy mode's count and the information bound H(d²+d), with
+// 4Hd²−2H+1, economy mode's count (and frugal's in frugal mode) and the
+// information bound H(d²+d), with
 // the longest query against 2H+1, from (x, y); it returns the y under it.
 func (r *Recovery) counter(m Measure, x, y, w float64) (Counter, float64) {
 	u := m.U
@@ -138,6 +139,7 @@ func (r *Recovery) counter(m Measure, x, y, w float64) (Counter, float64) {
 	H := r.Heads()
 	bound, info := r.Bound(), r.Information()
 	econ := recovery.EconomyQueries(H, r.State.D)
+	frugal := recovery.FrugalQueries(H, r.State.D)
 	steps, q := r.Steps(), r.Step()
 	line := fmt.Sprintf("queries %d of %d", q, steps)
 	c.Line = Label{Text: line, X: x, Y: y}
@@ -157,6 +159,12 @@ func (r *Recovery) counter(m Measure, x, y, w float64) (Counter, float64) {
 		n    int
 		name string
 	}{{info, fmt.Sprintf("information H(d²+d) = %d", info)}, {econ, fmt.Sprintf("economy %d", econ)}, {bound, fmt.Sprintf("paper 4Hd²−2H+1 = %d", bound)}}
+	if r.Options.Mode == recovery.Frugal {
+		marks = append(marks[:1:1], append([]struct {
+			n    int
+			name string
+		}{{frugal, fmt.Sprintf("frugal %d", frugal)}}, marks[1:]...)...)
+	}
 	ty := y + bh + 3*u
 	lastEnd := math.Inf(-1)
 	row := 0.0
@@ -307,7 +315,10 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 	rf := v.RF
 	if !v.Fitted {
 		known := "C = V·a is not known yet: 2H+1 samples, n = 0…2H."
-		if rf.KnownC {
+		switch {
+		case r.frugalRF(rf):
+			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided).", rf.I+1)
+		case rf.KnownC:
 			known = "C = V·a is known from earlier functions: 2H samples, n = 1…2H."
 		}
 		if rc.W > 200*u {
@@ -324,8 +335,13 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 		y += lh
 	}
 	if rf.Kind == recovery.Measurement {
-		t.Intro, y = m.Paragraph(fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
-			rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1), false, x, y, rc.W)
+		intro := fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
+			rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1)
+		if r.frugalRF(rf) {
+			intro = fmt.Sprintf("%s = RF(z_%d, u_%d), frugal: each head's r = c·v_h·u_%d was known from the functions on z_1; its %d samples gave the poles p = c·u_%d·W_h z_%d.",
+				rf.Name(), rf.J+1, rf.I+1, rf.I+1, len(rf.N), rf.I+1, rf.J+1)
+		}
+		t.Intro, y = m.Paragraph(intro, false, x, y, rc.W)
 		y += 4 * u
 		for b := range rf.P {
 			h := PoleHead(rf, b)
@@ -335,7 +351,11 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 			}
 			row(h, false, fmt.Sprintf("%s   p = %s   r = %s", HeadName(h, "—"), FormatNum(rf.P[b]), FormatNum(rv)))
 		}
-		t.Foot = Label{Text: fmt.Sprintf("fit condition number %s", FormatSci(rf.Fit.Cond)), X: x, Y: y + 4*u}
+		foot := fmt.Sprintf("fit condition number %s", FormatSci(rf.Fit.Cond))
+		if r.frugalRF(rf) && len(rf.N) <= r.Heads()+1 {
+			foot = fmt.Sprintf("poles from H+1 = %d samples and the known values", len(rf.N))
+		}
+		t.Foot = Label{Text: foot, X: x, Y: y + 4*u}
 		return t, y + 4*u + m.Text - rc.Y
 	}
 	t.Intro, y = m.Paragraph("Link: each pole's p is the sum of the linked measurements' p of one head, and its r their r — that pairs the poles.", false, x, y, rc.W)
@@ -378,4 +398,10 @@ func HeadName(h int, none string) string {
 		return none
 	}
 	return fmt.Sprintf("head %d", h+1)
+}
+
+// frugalRF reports whether rf is a measurement frugal mode solved from
+// its known values r_h (a measurement off column one).
+func (r *Recovery) frugalRF(rf *recovery.RF) bool {
+	return r.Options.Mode == recovery.Frugal && rf.Kind == recovery.Measurement && rf.J > 0
 }

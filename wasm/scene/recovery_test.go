@@ -43,7 +43,7 @@ func TestRecoveryReplay(t *testing.T) {
 	for _, c := range []struct {
 		H, d int
 		mode string
-	}{{1, 1, "paper"}, {2, 3, "paper"}, {2, 3, "economy"}, {3, 2, "paper"}, {2, 2, "economy"}} {
+	}{{1, 1, "paper"}, {2, 3, "paper"}, {2, 3, "economy"}, {3, 2, "paper"}, {2, 2, "economy"}, {2, 3, "frugal"}, {2, 4, "frugal"}} {
 		t.Run(fmt.Sprintf("H=%d,d=%d,%s", c.H, c.d, c.mode), func(t *testing.T) {
 			r := recoveryAt(t, fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&mode=%s", c.H, c.d, c.mode))
 			if r.Err != nil {
@@ -55,6 +55,9 @@ func TestRecoveryReplay(t *testing.T) {
 			}
 			if c.mode == "economy" && steps < recovery.EconomyQueries(c.H, c.d) {
 				t.Errorf("economy mode: %d steps, fewer than 2H(d²+d−1)+1 = %d", steps, recovery.EconomyQueries(c.H, c.d))
+			}
+			if c.mode == "frugal" && (steps < recovery.FrugalQueries(c.H, c.d) || (r.Result.Fallbacks == 0) != (steps == recovery.FrugalQueries(c.H, c.d))) {
+				t.Errorf("frugal mode: %d steps with %d fallbacks, formula 2H(2d−1)+1+(H+1)(d²−d) = %d", steps, r.Result.Fallbacks, recovery.FrugalQueries(c.H, c.d))
 			}
 			if _, ok := r.ViewAt(0); ok {
 				t.Error("step 0 shows a rational function")

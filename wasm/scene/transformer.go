@@ -113,13 +113,15 @@ func (t *Transformer) Counts() replay.Counts {
 }
 
 // HeadBound is 2·(the schedule's count): phase A's oracle calls, two per
-// value of G (plus 2d for the residual's share).
+// value of G (plus 2d for the residual's share). A link's mode is valid
+// (link.Parse checks it), so an unknown one cannot reach here; it would
+// count as paper's.
 func (t *Transformer) HeadBound() int {
-	n := recovery.PaperQueries(t.State.H, t.State.D)
-	if t.State.Mode == "economy" {
-		n = recovery.EconomyQueries(t.State.H, t.State.D)
+	m, err := recovery.ParseMode(t.State.Mode)
+	if err != nil {
+		m = recovery.Paper
 	}
-	n *= 2
+	n := 2 * m.Queries(t.State.H, t.State.D)
 	if t.State.Resid {
 		n += 2 * t.State.D
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"headlab/numerics/recovery"
 	"headlab/web/link"
 )
 
@@ -111,7 +112,7 @@ func schemaProblems(s snapshot) []string {
 	}
 	in("step", float64(st.Step), 0, link.MaxStep)
 	in("noise", st.Noise, 0, link.MaxNoise)
-	if !slices.Contains([]string{"paper", "economy"}, st.Mode) {
+	if !slices.Contains(recovery.ModeNames(), st.Mode) {
 		bad("mode = %q", st.Mode)
 	}
 	if !slices.Contains([]string{"auto", "light", "dark"}, st.Theme) {

@@ -282,7 +282,7 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Cancel }},
 		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel (the transformer scene's: steps or result)", Default: "steps", Allowed: views,
 			at: func(s *State) any { return &s.View }},
-		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: "paper", Allowed: []string{"paper", "economy"},
+		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: "paper", Allowed: recovery.ModeNames(),
 			at: func(s *State) any { return &s.Mode }},
 		{Key: "step", Kind: Int, Doc: "recovery step; the transformer scene's step of its run", Default: "0", Min: 0, Max: MaxStep,
 			at: func(s *State) any { return &s.Step }},

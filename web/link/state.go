@@ -47,7 +47,7 @@ type State struct {
 	Cancel bool   // a cancelling pair of heads is added to the true layer
 	View   View   // the recovery scene's panel: steps, result, sweep or modes
 
-	Mode    string   // recovery schedule: paper or economy
+	Mode    string   // recovery schedule: a recovery.Mode's name (paper, economy or frugal)
 	Step    int      // recovery step
 	Noise   float64  // relative accuracy of the recovery oracle, 0…0.1
 	Theme   Theme    // auto, light or dark

@@ -65,7 +65,7 @@
     const newSeed = el("button", { type: "button", text: "New seed", id: "rec-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     els.mode = el("select", { id: "rec-mode", name: "mode" });
-    els.mode.append(new Option("the paper's schedule", "paper"), new Option("economy (value fingerprints)", "economy"));
+    els.mode.append(new Option("the paper's schedule", "paper"), new Option("economy (value fingerprints)", "economy"), new Option("frugal (H+1 samples per later function)", "frugal"));
     els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
     els.noise = el("select", { id: "rec-noise", name: "noise" });
     for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
@@ -153,13 +153,14 @@
     const busy = !!f.computing;
     steps.sync(f, "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
 
-    const counter = [f.queries, f.steps, f.bound, f.economy, f.information, f.maxLength, f.lengthBound].join(",");
+    const counter = [f.queries, f.steps, f.bound, f.economy, f.frugal, f.information, f.maxLength, f.lengthBound].join(",");
     if (counter !== els.counterKey) {
       els.counterKey = counter;
       els.counter.replaceChildren(
         ...row("queries used", f.queries + " of " + f.steps),
         ...row("the paper's 4Hd² − 2H + 1", f.bound),
         ...row("economy 2H(d² + d − 1) + 1", f.economy),
+        ...row("frugal 2H(2d−1)+1+(H+1)(d²−d)", f.frugal),
         ...row("information bound H(d² + d)", f.information),
         ...row("longest query", f.maxLength + " of 2H + 1 = " + f.lengthBound));
     }

@@ -56,7 +56,7 @@
     const newSeed = el("button", { type: "button", text: "New seed", id: "tf-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     els.mode = el("select", { id: "tf-mode", name: "mode" });
-    els.mode.append(new Option("paper", "paper"), new Option("economy", "economy"));
+    els.mode.append(new Option("paper", "paper"), new Option("economy", "economy"), new Option("frugal", "frugal"));
     els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
     els.resid = el("input", { type: "checkbox", id: "tf-resid" });
     els.resid.addEventListener("change", () => api.set("resid", els.resid.checked ? "1" : "0"));

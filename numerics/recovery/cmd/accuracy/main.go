@@ -46,6 +46,7 @@ func main() {
 	digits := flag.Bool("digits", false, "measure the smallest precision at which every run resolves (see digits.go)")
 	precs := flag.String("precisions", "0,128,192,256,384,512,768,1024", "with -digits: the precisions tried, in bits (0: float64)")
 	target := flag.Float64("target", 1e-12, "with -digits: the largest relative error that counts as resolved")
+	compare := flag.Bool("compare", false, "compare the modes' queries and accuracy at the -precisions given (see compare.go)")
 	flag.Parse()
 	H, err := ints(*hs)
 	if err != nil {
@@ -57,14 +58,19 @@ func main() {
 	}
 	var M []recovery.Mode
 	for _, m := range strings.Split(*modes, ",") {
-		switch strings.TrimSpace(m) {
-		case "paper":
-			M = append(M, recovery.Paper)
-		case "economy":
-			M = append(M, recovery.Economy)
-		default:
-			fail(fmt.Errorf("unknown mode %q", m))
+		mode, err := recovery.ParseMode(strings.TrimSpace(m))
+		if err != nil {
+			fail(err)
 		}
+		M = append(M, mode)
+	}
+	if *compare {
+		P, err := ints(*precs)
+		if err != nil {
+			fail(err)
+		}
+		compareTable(H, D, M, P, *seeds, *jobs)
+		return
 	}
 	if *digits {
 		P, err := ints(*precs)

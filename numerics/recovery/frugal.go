@@ -1,0 +1,556 @@
+package recovery
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"headlab/numerics/internal/stopping"
+	"headlab/numerics/internal/xmath"
+	"headlab/numerics/rational"
+)
+
+// Frugal mode (MATH.md §3.4, "frugal"): after column one every head's
+// values r_h = c·v_h·u are known, and so are an RF's constant C = V·a and
+// F(0) = V·z. A later measurement
+//
+//	F(n) = F(0) − Σ_h r_h·n/(n + ρ_h)
+//
+// then has only its H poles ρ_h = exp p_h unknown, each tied to its head
+// by the known r_h: H + 1 samples n = 1…H+1 decide them wherever they are
+// unique (with H samples two labelled solutions are common). The poles
+// are found by a multi-start fit of the H log-poles from starting points
+// drawn around the values the head's known entries of P_h take; the run
+// accepts them only when the best fit explains the samples and no distinct
+// fit comes close (decided). Otherwise the measurement gets the sample
+// n = H+2, then economy's samples up to n = 2H and economy's labelling
+// (with its links): more queries, counted in Result.Fallbacks, never a
+// guess.
+
+// frugalSolution is the largest χ² per sample, under the noise model,
+// of a fit that counts as explaining a frugal measurement's samples:
+// evaluating the model rounds too (terms larger than the answer cancel),
+// so the limit is generous; a rival labelling must in addition fit
+// ambiguity times worse than the best (decided).
+const frugalSolution = 1e6
+
+// frugalStarts returns the number of starting points of a frugal pole
+// search for hc heads.
+func frugalStarts(hc int) int { return 32 + 32*hc }
+
+// poleSamples are the samples of one frugal measurement with its known
+// terms: y(n) = f0 − Σ_h r[h]·n/(n + exp p_h).
+type poleSamples struct {
+	n, y, sigma []float64
+	f0          float64
+	r           []float64
+}
+
+// problem returns the weighted least-squares problem of the log-poles,
+// with buffers of its own.
+func (q poleSamples) problem(tick func()) lsq {
+	hc := len(q.r)
+	rho := make([]float64, hc)
+	rhos := func(p []float64) {
+		for h := range rho {
+			rho[h] = xmath.Exp(p[h])
+		}
+	}
+	u := make([]float64, len(q.n))
+	for i := range u {
+		u[i] = stopping.Rounding(q.y[i], q.sigma[i])
+	}
+	return lsq{m: len(q.n), n: hc, u: u,
+		resid: func(p, e []float64) {
+			tick()
+			rhos(p)
+			for i, n := range q.n {
+				y := q.f0
+				for h := 0; h < hc; h++ {
+					y -= q.r[h] * n / (n + rho[h])
+				}
+				e[i] = (y - q.y[i]) / q.sigma[i]
+			}
+		},
+		jac: func(p, j []float64) {
+			rhos(p)
+			for i, n := range q.n {
+				ji := j[i*hc : (i+1)*hc]
+				for h := range ji {
+					den := n + rho[h]
+					ji[h] = q.r[h] * n * rho[h] / (den * den) / q.sigma[i]
+				}
+			}
+		},
+	}
+}
+
+// samePoles reports whether two sets of log-poles agree to 1e-6.
+func samePoles(a, b []float64) bool {
+	for h := range a {
+		if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
+			return false
+		}
+	}
+	return true
+}
+
+// poleStarts returns the starting log-poles of a frugal search: the
+// centre of every head's range first, then draws around it (seeded by
+// the run's seed and the RF), and the extra starts given.
+func (l *learner) poleStarts(k int, mu, width []float64, extra [][]float64) [][]float64 {
+	hc := len(mu)
+	rng := rand.New(rand.NewPCG(l.opt.Seed, 0x66727567616c0000|uint64(k))) // "frugal"
+	starts := [][]float64{append([]float64(nil), mu...)}
+	starts = append(starts, extra...)
+	for len(starts) < frugalStarts(hc)+len(extra) {
+		p := make([]float64, hc)
+		for h := range p {
+			p[h] = mu[h] + float64(width[h]*rng.NormFloat64())
+		}
+		starts = append(starts, p)
+	}
+	return starts
+}
+
+// poleRange returns, per head, the mean and a search width of the log-
+// poles the heads show in the columns of P_h learned so far.
+func poleRange(t theta, cols int) (mu, width []float64) {
+	hc, d := t.H, t.d
+	mu, width = make([]float64, hc), make([]float64, hc)
+	for h := 0; h < hc; h++ {
+		var s, ss float64
+		n := 0
+		for a := 0; a < d; a++ {
+			for b := 0; b < cols; b++ {
+				p := t.P(h, a, b)
+				s += p
+				ss += float64(p * p)
+				n++
+			}
+		}
+		m := s / float64(n)
+		v := ss/float64(n) - float64(m*m)
+		mu[h] = m
+		width[h] = 1.5 * math.Max(math.Sqrt(math.Max(v, 0)), 0.5)
+	}
+	return mu, width
+}
+
+// searchPoles fits the log-poles of q from every start, and again from
+// the first scannedStarts first moved by coordinate scans (scanPoles), and returns
+// all the fits as a labelling (best and best distinct rival). lo…hi is
+// the range the scans search.
+func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	scanned := l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+		}
+	}, samePoles)
+	return plain.merge(scanned, samePoles)
+}
+
+// quickStarts is how many starts the quick search takes.
+const quickStarts = 8
+
+// quickPoles is the first, cheap search: the first quickStarts starts
+// moved by coordinate scans, fitted, and the transpositions of the best
+// fit (the rivals two heads with close values make) fitted too. Where it
+// decides, the poles are accepted; else the full search runs.
+func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	starts = starts[:min(len(starts), quickStarts)]
+	newFit := func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+		}
+	}
+	lb := l.chooseStarts(starts, newFit, samePoles)
+	if lb.x == nil {
+		return lb
+	}
+	var swaps [][]float64
+	for a := range lb.x {
+		for b := a + 1; b < len(lb.x); b++ {
+			p := append([]float64(nil), lb.x...)
+			p[a], p[b] = p[b], p[a]
+			swaps = append(swaps, p)
+		}
+	}
+	if len(swaps) == 0 {
+		return lb
+	}
+	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+}
+
+// scannedStarts is how many starts of the full search are also moved by
+// coordinate scans before their fit.
+const scannedStarts = 24
+
+// Coordinate scans: scanSweeps passes over the heads, each trying
+// scanPoints log-poles evenly spread over the search range for one head
+// with the others fixed, and keeping the best.
+const (
+	scanSweeps = 3
+	scanPoints = 160
+)
+
+// scanPoles moves the log-poles p0 by coordinate scans: each head's term
+// is a function of its own pole alone, so one head's best value over a
+// grid costs one pass over the samples per grid point. Fits from a
+// start so moved escape the local minima where two heads' poles sit in
+// each other's place.
+func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
+	base := make([]float64, m)
+	rhos := make([]float64, scanPoints) // the grid's poles
+	for g := range rhos {
+		rhos[g] = xmath.Exp(lo + (hi-lo)*float64(g)/float64(scanPoints-1))
+	}
+	for sweep := 0; sweep < scanSweeps; sweep++ {
+		for h := 0; h < hc; h++ {
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != h {
+						y -= term(g, i, p[g])
+					}
+				}
+				base[i] = y
+			}
+			cost := func(rho float64) float64 {
+				var ss float64
+				for i := range base {
+					e := (base[i] - q.r[h]*q.n[i]/(q.n[i]+rho) - q.y[i]) / q.sigma[i]
+					ss += float64(e * e)
+				}
+				return ss
+			}
+			best, bestCost := p[h], cost(xmath.Exp(p[h]))
+			for g, rho := range rhos {
+				if c := cost(rho); c < bestCost {
+					best, bestCost = lo+(hi-lo)*float64(g)/float64(scanPoints-1), c
+				}
+			}
+			p[h] = best
+		}
+	}
+	return p
+}
+
+// pairPoints is the grid of a pair scan per head (pairPoints² points).
+const pairPoints = 64
+
+// pairScan moves the log-poles p0 by a scan of every pair of heads over
+// the range lo…hi at once (the others fixed), keeping each improvement:
+// it escapes minima that one head at a time cannot leave.
+func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
+	base := make([]float64, m)
+	grid := make([][]float64, hc) // grid[h][g*m+i]: head h's term at grid point g, sample i
+	for h := range grid {
+		grid[h] = make([]float64, pairPoints*m)
+		for g := 0; g < pairPoints; g++ {
+			ph := lo + (hi-lo)*float64(g)/float64(pairPoints-1)
+			for i := 0; i < m; i++ {
+				grid[h][g*m+i] = term(h, i, ph)
+			}
+		}
+	}
+	for a := 0; a < hc; a++ {
+		for b := a + 1; b < hc; b++ {
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != a && g != b {
+						y -= term(g, i, p[g])
+					}
+				}
+				base[i] = y
+			}
+			bestCost := math.Inf(1)
+			ga, gb := -1, -1
+			for x := 0; x < pairPoints; x++ {
+				for y := 0; y < pairPoints; y++ {
+					var ss float64
+					for i := range base {
+						e := (base[i] - grid[a][x*m+i] - grid[b][y*m+i] - q.y[i]) / q.sigma[i]
+						ss += float64(e * e)
+					}
+					if ss < bestCost {
+						bestCost, ga, gb = ss, x, y
+					}
+				}
+			}
+			var cur float64
+			for i := range base {
+				e := (base[i] - term(a, i, p[a]) - term(b, i, p[b]) - q.y[i]) / q.sigma[i]
+				cur += float64(e * e)
+			}
+			if ga >= 0 && bestCost < cur {
+				p[a] = lo + (hi-lo)*float64(ga)/float64(pairPoints-1)
+				p[b] = lo + (hi-lo)*float64(gb)/float64(pairPoints-1)
+			}
+		}
+	}
+	return p
+}
+
+// deepen adds to a search that found no solution the fits from its best
+// few points moved by pair scans (and single scans after them).
+func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
+	idx := make([]int, len(lb.all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	var starts [][]float64
+	for _, i := range idx {
+		if len(starts) >= 4 {
+			break
+		}
+		starts = appendDistinct(starts, lb.all[i])
+	}
+	// Two heads with nearly equal log-poles make a narrow valley: restart
+	// with the pair spread apart around its mean (as labelKnown does).
+	if lb.x != nil {
+		for a := range lb.x {
+			for b := a + 1; b < len(lb.x); b++ {
+				if math.Abs(lb.x[a]-lb.x[b]) > 0.3 {
+					continue
+				}
+				mid := float64((lb.x[a] + lb.x[b]) / 2)
+				for _, delta := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
+					for _, sgn := range []float64{-1, 1} {
+						p := append([]float64(nil), lb.x...)
+						p[a], p[b] = mid+float64(sgn*delta), mid-float64(sgn*delta)
+						starts = append(starts, p)
+					}
+				}
+			}
+		}
+	}
+	more := l.chooseStarts(starts, func() fit {
+		prob := q.problem(l.tick)
+		return func(x0 []float64) ([]float64, float64) {
+			p := q.pairScan(x0, lo, hi)
+			p = q.scanPoles(p, lo, hi)
+			return levenbergMarquardt(prob, p, 60)
+		}
+	}, samePoles)
+	return lb.merge(more, samePoles)
+}
+
+// scanRange returns the range the coordinate scans search: three search
+// widths beyond every head's centre, and at least −7…7.
+func scanRange(mu, width []float64) (lo, hi float64) {
+	lo, hi = -7, 7 // beyond, a pole barely moves samples at n = 1…2H
+	for h := range mu {
+		lo, hi = math.Min(lo, mu[h]-3*width[h]), math.Max(hi, mu[h]+3*width[h])
+	}
+	return lo, hi
+}
+
+// frugalKnown returns the known terms of RF k: f0 = F(0) = V·z and r_h(u)
+// per head, from the heads' values.
+func (l *learner) frugalKnown(k int, t theta) (f0 float64, rr []float64) {
+	rr = make([]float64, t.H)
+	for h := 0; h < t.H; h++ {
+		_, r, vz := l.headTerms(l.specs[k], t, h)
+		rr[h] = r
+		f0 += vz
+	}
+	return f0, rr
+}
+
+// frugalSamples returns RF k's samples with their noise model.
+func (l *learner) frugalSamples(k int, f0 float64, rr []float64) poleSamples {
+	rf := &l.res.Trace.RFs[k]
+	q := poleSamples{f0: f0, r: rr}
+	for i, n := range rf.N {
+		q.n, q.y, q.sigma = append(q.n, n), append(q.y, rf.F[i]), append(q.sigma, l.sigma(rf.F[i]))
+	}
+	return q
+}
+
+// frugalAccept reports whether a search decided the poles: the best fit
+// explains the samples and every distinct fit is clearly worse.
+func frugalAccept(lb labelling, rows int) bool {
+	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
+}
+
+// labelFrugal learns frugal measurement k of column j (its samples
+// n = 1…H+1 asked by the caller): the poles from the known values, or,
+// where they are undecided, one more sample and then economy's. It
+// returns, as labelKnown does, p̂_h per head and its standard error.
+func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error) {
+	f0, rr := l.frugalKnown(k, t)
+	mu, width := poleRange(t, j)
+	var extra [][]float64
+	counted := false
+	for {
+		q := l.frugalSamples(k, f0, rr)
+		lo, hi := scanRange(mu, width)
+		lb := l.quickPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
+			// With F(0), the samples determine the RF as a rational
+			// function (economy's fit, without its check sample): its
+			// poles, labelled by the values, start one more fit.
+			if p, _, err := l.labelKnown(k, t); err == nil && len(p) == t.H {
+				lb = lb.merge(l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+			}
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = l.deepen(q, lb, lo, hi)
+		}
+		if frugalAccept(lb, len(q.n)) {
+			se, ok := l.frugalErrors(q, lb)
+			if ok {
+				l.recordFrugal(k, f0, rr, lb.x)
+				return lb.x, se, nil
+			}
+		}
+		// Undecided: one more sample while that stays below economy's 2H,
+		// the fits found so far among the next starts.
+		next := len(l.res.Trace.RFs[k].N) + 1
+		if next >= 2*l.h0 || next > t.H+2 {
+			break
+		}
+		if !counted {
+			l.res.Fallbacks++
+			counted = true
+		}
+		l.planned++
+		if err := l.ask(k, next); err != nil {
+			return nil, nil, err
+		}
+		extra = frugalCandidates(lb, len(q.n))
+	}
+	return l.frugalFallback(k, t, counted)
+}
+
+// frugalCandidates returns the distinct fits of a search of rows samples
+// that explain them, to start the next search from.
+func frugalCandidates(lb labelling, rows int) [][]float64 {
+	var out [][]float64
+	for i, x := range lb.all {
+		if lb.allChi2[i] <= frugalSolution*float64(rows) {
+			out = appendDistinct(out, x)
+		}
+		if len(out) >= 16 {
+			break
+		}
+	}
+	return out
+}
+
+// frugalFallback gives frugal measurement k economy's samples n = 1…2H
+// and economy's labelling.
+func (l *learner) frugalFallback(k int, t theta, counted bool) (p, sigma []float64, err error) {
+	rf := &l.res.Trace.RFs[k]
+	if len(rf.N) < 2*l.h0 {
+		if !counted {
+			l.res.Fallbacks++
+		}
+		for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
+			l.planned++
+			if err := l.ask(k, n); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return l.labelKnown(k, t)
+}
+
+// frugalErrors returns the standard errors of the accepted log-poles and
+// whether every head is located (no two poles nearly coincident, no head
+// too weak in the samples: MATH.md §3.4, as labelKnown judges them).
+func (l *learner) frugalErrors(q poleSamples, lb labelling) ([]float64, bool) {
+	hc := len(q.r)
+	prob := q.problem(func() {})
+	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, prob.m-hc))))
+	var scale float64
+	for i := range q.n {
+		scale = math.Max(scale, math.Abs(q.y[i])+l.s)
+	}
+	for a := 0; a < hc; a++ {
+		ra := xmath.Exp(lb.x[a])
+		var sens float64
+		for _, n := range q.n {
+			sens = math.Max(sens, math.Abs(q.r[a])*n*ra/((n+ra)*(n+ra)))
+		}
+		if sens < weakHead*scale || !(se[a] < crowdedError) {
+			return se, false
+		}
+		for b := a + 1; b < hc; b++ {
+			rb := xmath.Exp(lb.x[b])
+			if math.Abs(ra-rb) < pairTolerance*(1+math.Min(ra, rb)) {
+				return se, false
+			}
+		}
+	}
+	return se, true
+}
+
+// recordFrugal records the solved poles of frugal measurement k in the
+// trace: its fit (poles in increasing order, residues ρ_h·r_h, C known)
+// and the head of every pole. It returns the heads in pole order.
+func (l *learner) recordFrugal(k int, f0 float64, rr, p []float64) []int {
+	rf := &l.res.Trace.RFs[k]
+	hc := len(p)
+	order := make([]int, hc)
+	for h := range order {
+		order[h] = h
+	}
+	for i := 1; i < hc; i++ {
+		for m := i; m > 0 && p[order[m]] < p[order[m-1]]; m-- {
+			order[m], order[m-1] = order[m-1], order[m]
+		}
+	}
+	var sr float64
+	for _, r := range rr {
+		sr += r
+	}
+	fit := rational.Result{C: f0 - sr}
+	rf.P, rf.R, rf.Heads = nil, nil, nil
+	for _, h := range order {
+		rho := xmath.Exp(p[h])
+		fit.Poles = append(fit.Poles, rho)
+		fit.Residues = append(fit.Residues, float64(rho*rr[h]))
+		rf.P, rf.R, rf.Heads = append(rf.P, p[h]), append(rf.R, rr[h]), append(rf.Heads, h)
+	}
+	rf.Fit, rf.KnownC, rf.C = fit, true, fit.C
+	return order
+}
+
+// frugalMeasure adds measurement M_ij in frugal mode and asks its
+// samples n = 1…hc+1 (hc the heads column one found).
+func (l *learner) frugalMeasure(i, j, hc int) (int, error) {
+	k := l.addRF(Measurement, i, j, []int{i}, []int{j})
+	l.cols[j] = append(l.cols[j], k)
+	for n := 1; n <= hc+1; n++ {
+		if err := l.ask(k, n); err != nil {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
+// frugalPlanned sets the planned count once column one has found hc
+// heads: the later measurements take hc + 1 samples each.
+func (l *learner) frugalPlanned(hc int) {
+	if l.opt.Mode != Frugal {
+		return
+	}
+	first := FrugalQueries(l.h0, l.d) - (l.h0+1)*(l.d*l.d-l.d)
+	l.planned = first + (hc+1)*(l.d*l.d-l.d)
+}

@@ -1,0 +1,423 @@
+package recovery
+
+import (
+	"math"
+	"math/big"
+	"sort"
+
+	"headlab/numerics/internal/bigmath"
+	"headlab/numerics/internal/xmath"
+)
+
+// In extended precision a frugal measurement's poles are located by the
+// float64 search (frugal.go) on the roundings of its samples, and every
+// distinct candidate it finds, with every transposition of the best (the
+// labellings two heads with close values could swap), is polished by
+// Gauss–Newton at the working precision. A candidate is a solution when
+// it reproduces every sample to the noise model (epsX); the poles are
+// accepted when exactly one distinct solution remains.
+
+// frugalPolishes bounds the float64 candidates polished per search.
+const frugalPolishes = 8
+
+// plainFrugalColumn learns column j in frugal mode: each measurement is
+// asked with n = 1…H+1 and solved before the next (one more sample, then
+// economy's samples and fit, where its poles stay undecided).
+func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
+	x := l.x
+	for i := 0; i < l.d; i++ {
+		k, err := l.frugalMeasure(i, j, hc)
+		if err != nil {
+			return err
+		}
+		counted := false
+		for {
+			p, ok := l.plainFrugal(k, hc, j)
+			if ok {
+				for h := 0; h < hc; h++ {
+					x.P[h][i][j] = p[h]
+				}
+				break
+			}
+			rf := &l.res.Trace.RFs[k]
+			if !counted {
+				l.res.Fallbacks++
+				counted = true
+			}
+			next := len(rf.N) + 1
+			if next >= 2*l.h0 || next > hc+2 {
+				for n := next; n <= 2*l.h0; n++ {
+					l.planned++
+					if err := l.ask(k, n); err != nil {
+						return err
+					}
+				}
+				if err := l.plainKnown(k, hc, j, rs); err != nil {
+					return err
+				}
+				break
+			}
+			l.planned++
+			if err := l.ask(k, next); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// plainFrugal solves the poles of frugal measurement k of column j at
+// the working precision and records them, or reports that its samples
+// leave them undecided.
+func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	_, r, vz := l.modelTerms(k, hc)
+	f0 := x.num()
+	for h := 0; h < hc; h++ {
+		f0.Add(f0, vz[h])
+	}
+	// The float64 search on the roundings.
+	f0f, _ := f0.Float64()
+	rr := roundVec(r)
+	q := l.frugalSamples(k, f0f, rr)
+	t := newTheta(hc, l.d)
+	for h := 0; h < hc; h++ {
+		for a := 0; a < l.d; a++ {
+			for b := 0; b < j; b++ {
+				t.x[t.pIndex(h, a, b)], _ = x.P[h][a][b].Float64()
+			}
+		}
+	}
+	mu, width := poleRange(t, j)
+	lo, hi := scanRange(mu, width)
+	starts := l.poleStarts(k, mu, width, nil)
+	lb := l.quickPoles(q, starts, lo, hi)
+	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
+		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
+	}
+	// Candidates: the distinct fits, best first, and the transpositions of
+	// the best.
+	idx := make([]int, len(lb.all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	var cands [][]float64
+	for _, i := range idx {
+		if len(cands) >= frugalPolishes {
+			break
+		}
+		if !math.IsNaN(lb.allChi2[i]) {
+			cands = appendDistinct(cands, lb.all[i])
+		}
+	}
+	if len(cands) == 0 {
+		return nil, false
+	}
+	best := cands[0]
+	for a := 0; a < hc; a++ {
+		for b := a + 1; b < hc; b++ {
+			p := append([]float64(nil), best...)
+			p[a], p[b] = p[b], p[a]
+			cands = appendDistinct(cands, p)
+		}
+	}
+	// Only candidates that fit the rounded samples about as well as the
+	// best are worth a polish at the working precision.
+	prob := q.problem(func() {})
+	e := make([]float64, prob.m)
+	chi := func(p []float64) float64 {
+		prob.resid(p, e)
+		return sumSquares(e)
+	}
+	limit := 1e4*chi(best) + frugalSolution*float64(prob.m)
+	kept := cands[:1]
+	for _, c := range cands[1:] {
+		if chi(c) <= limit {
+			kept = append(kept, c)
+		}
+	}
+	cands = kept
+	y := make([]*big.Float, len(rf.N))
+	for s, qi := range rf.Query {
+		y[s] = x.ans[qi]
+	}
+	var sols [][]*big.Float
+	var solf [][]float64
+	for _, c := range cands {
+		rho, ok := l.polishPoles(rf.N, y, f0, r, c)
+		if !ok {
+			continue
+		}
+		pf := make([]float64, hc)
+		for h := range pf {
+			pf[h] = xmath.Log(bigFloat64(rho[h]))
+		}
+		dup := false
+		for _, s := range solf {
+			if samePolesTo(s, pf, 1e-9) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			sols, solf = append(sols, rho), append(solf, pf)
+		}
+	}
+	if len(sols) != 1 {
+		return nil, false
+	}
+	rho := sols[0]
+	p := make([]*big.Float, hc)
+	for h := range p {
+		p[h] = bigmath.Log(x.num(), rho[h])
+	}
+	// The error estimate: the same polish on the samples with perturbBits
+	// fewer bits, scaled down to answerBits units of the working precision.
+	yp := make([]*big.Float, len(y))
+	for s := range y {
+		yp[s] = new(big.Float).SetPrec(x.prec - perturbBits).Set(y[s])
+		yp[s].SetPrec(x.prec)
+	}
+	f0p := new(big.Float).SetPrec(x.prec - perturbBits).Set(f0)
+	f0p.SetPrec(x.prec)
+	errEst := math.Inf(1)
+	if rp, ok := l.polishPolesLoose(rf.N, yp, f0p, r, rho); ok {
+		var worst float64
+		tt := x.num()
+		for h := range rp {
+			tt.Sub(rp[h], rho[h])
+			tt.Quo(tt, rho[h])
+			worst = math.Max(worst, math.Abs(bigFloat64(tt)))
+		}
+		errEst = math.Ldexp(worst, answerBits-perturbBits)
+	}
+	pf := make([]float64, hc)
+	for h := range p {
+		pf[h] = bigFloat64(p[h])
+	}
+	// The RF's own fit in pole order, as the trace lists it.
+	bf := &bigFit{err: errEst}
+	for _, h := range l.recordFrugal(k, f0f, rr, pf) {
+		bf.p, bf.r = append(bf.p, p[h]), append(bf.r, r[h])
+		bf.pf, bf.rf = append(bf.pf, pf[h]), append(bf.rf, rr[h])
+	}
+	x.fits[k] = bf
+	return p, true
+}
+
+// bigFloat64 rounds v to float64.
+func bigFloat64(v *big.Float) float64 {
+	f, _ := v.Float64()
+	return f
+}
+
+// samePolesTo reports whether two sets of log-poles agree to tol.
+func samePolesTo(a, b []float64, tol float64) bool {
+	for h := range a {
+		if math.Abs(a[h]-b[h]) > tol*(1+math.Abs(b[h])) {
+			return false
+		}
+	}
+	return true
+}
+
+// polishPoles refines the log-poles p0 of the samples (n, y) of a frugal
+// measurement, y(n) = f0 − Σ_h r_h·n/(n + ρ_h), by Gauss–Newton in ρ at the
+// working precision, and reports whether the result reproduces every
+// sample to the noise model (a solution).
+func (l *learner) polishPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64) ([]*big.Float, bool) {
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, p0, nil)
+	return rho, rho != nil && res <= 16
+}
+
+// polishPolesLoose is polishPoles for perturbed samples, from the poles
+// start: any converged point is returned.
+func (l *learner) polishPolesLoose(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, start []*big.Float) ([]*big.Float, bool) {
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, nil, start)
+	return rho, rho != nil && !math.IsInf(res, 0)
+}
+
+// gaussNewtonPoles runs the Gauss–Newton iteration of polishPoles and
+// returns the poles with the largest residual in units of the noise
+// model (+Inf when the iteration fails). It starts from the poles start,
+// or if nil from the log-poles p0.
+func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64, start []*big.Float) ([]*big.Float, float64) {
+	x := l.x
+	hc, m := len(r), len(n)
+	// The steps need only a few correct digits (the residual, at the
+	// working precision, sets the fixed point): the working precision
+	// suffices for the normal equations.
+	wp := x.prec
+	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
+	rho := make([]*big.Float, hc)
+	for h := range rho {
+		if start != nil {
+			rho[h] = num().Set(start[h])
+			continue
+		}
+		if math.IsNaN(p0[h]) || math.IsInf(p0[h], 0) || math.Abs(p0[h]) > 700 {
+			return nil, math.Inf(1)
+		}
+		rho[h] = num().SetFloat64(xmath.Exp(p0[h]))
+	}
+	w := make([]float64, m)
+	ny := make([]*big.Float, m)
+	for i := range n {
+		w[i] = 1 / (math.Abs(bigFloat64(y[i])) + l.s)
+		ny[i] = num().SetFloat64(n[i])
+	}
+	eps := l.epsX()
+	tmp, den := num(), num()
+	resid := func(rho []*big.Float) ([]*big.Float, float64) {
+		e := make([]*big.Float, m)
+		worst := 0.0
+		for i := range n {
+			v := num().Set(f0)
+			for h := 0; h < hc; h++ {
+				den.Add(ny[i], rho[h])
+				tmp.Quo(ny[i], den)
+				tmp.Mul(tmp, r[h])
+				v.Sub(v, tmp)
+			}
+			v.Sub(v, y[i])
+			e[i] = v
+			worst = math.Max(worst, math.Abs(bigFloat64(v))*w[i]/eps)
+		}
+		return e, worst
+	}
+	e, worst := resid(rho)
+	jac := make([][]*big.Float, m)
+	slow := 0
+	for iter := 0; iter < 40; iter++ {
+		for i := range n {
+			jac[i] = make([]*big.Float, hc)
+			for h := 0; h < hc; h++ {
+				den.Add(ny[i], rho[h])
+				den.Mul(den, den)
+				jac[i][h] = num().Mul(r[h], ny[i])
+				jac[i][h].Quo(jac[i][h], den)
+			}
+		}
+		// (JᵀWJ) δ = −JᵀW e with W = diag(w²).
+		a := make([][]*big.Float, hc)
+		b := make([]*big.Float, hc)
+		for g := 0; g < hc; g++ {
+			a[g] = make([]*big.Float, hc)
+			for h := 0; h < hc; h++ {
+				s := num()
+				for i := range n {
+					tmp.Mul(jac[i][g], jac[i][h])
+					tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+					s.Add(s, tmp)
+				}
+				a[g][h] = s
+			}
+			s := num()
+			for i := range n {
+				tmp.Mul(jac[i][g], e[i])
+				tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+				s.Sub(s, tmp)
+			}
+			b[g] = s
+		}
+		delta, ok := solveBig(a, b)
+		if !ok {
+			return nil, math.Inf(1)
+		}
+		// Damp a step that would leave ρ > 0 or raise the residual.
+		var next []*big.Float
+		var ne []*big.Float
+		nw := math.Inf(1)
+		for damp := 0; damp < 30; damp++ {
+			next = make([]*big.Float, hc)
+			pos := true
+			for h := range next {
+				next[h] = num().Add(rho[h], delta[h])
+				// ρ > 0, and within float64's range (log ρ is a log-pole).
+				if next[h].Sign() <= 0 || next[h].MantExp(nil) < -1000 || next[h].MantExp(nil) > 1000 {
+					pos = false
+				}
+			}
+			if pos {
+				ne, nw = resid(next)
+				if nw <= worst || damp == 29 {
+					break
+				}
+			}
+			for h := range delta {
+				delta[h].Quo(delta[h], num().SetInt64(2))
+			}
+		}
+		if math.IsInf(nw, 0) || nw > worst*1.000001 && iter > 0 {
+			break
+		}
+		small := true
+		for h := range delta {
+			rel := math.Abs(bigFloat64(tmp.Quo(delta[h], next[h])))
+			if !(rel < math.Ldexp(1, -int(x.prec)+8)) {
+				small = false
+			}
+		}
+		// Newton converges fast near a solution: a start that gains less
+		// than a factor 2 three times running is not near one.
+		if nw > worst/2 {
+			slow++
+		} else {
+			slow = 0
+		}
+		rho, e, worst = next, ne, nw
+		if small || slow >= 3 {
+			break
+		}
+	}
+	out := make([]*big.Float, hc)
+	for h := range rho {
+		out[h] = x.num().Set(rho[h])
+	}
+	if math.IsNaN(worst) {
+		worst = math.Inf(1)
+	}
+	return out, worst
+}
+
+// solveBig solves a·x = b by Gaussian elimination with partial pivoting
+// (a and b are overwritten) and reports whether a is nonsingular.
+func solveBig(a [][]*big.Float, b []*big.Float) ([]*big.Float, bool) {
+	n := len(b)
+	if n == 0 {
+		return nil, true
+	}
+	prec := b[0].Prec()
+	tmp := new(big.Float).SetPrec(prec)
+	for c := 0; c < n; c++ {
+		piv, best := -1, 0.0
+		for r := c; r < n; r++ {
+			if v := math.Abs(bigFloat64(a[r][c])); v > best || piv < 0 && a[r][c].Sign() != 0 {
+				piv, best = r, v
+			}
+		}
+		if piv < 0 || a[piv][c].Sign() == 0 {
+			return nil, false
+		}
+		a[c], a[piv] = a[piv], a[c]
+		b[c], b[piv] = b[piv], b[c]
+		for r := c + 1; r < n; r++ {
+			f := new(big.Float).SetPrec(prec).Quo(a[r][c], a[c][c])
+			for k := c; k < n; k++ {
+				a[r][k].Sub(a[r][k], tmp.Mul(f, a[c][k]))
+			}
+			b[r].Sub(b[r], tmp.Mul(f, b[c]))
+		}
+	}
+	out := make([]*big.Float, n)
+	for r := n - 1; r >= 0; r-- {
+		s := new(big.Float).SetPrec(prec).Set(b[r])
+		for k := r + 1; k < n; k++ {
+			s.Sub(s, tmp.Mul(a[r][k], out[k]))
+		}
+		out[r] = s.Quo(s, a[r][r])
+	}
+	return out, true
+}

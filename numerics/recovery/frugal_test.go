@@ -1,0 +1,264 @@
+package recovery
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"headlab/numerics/attention"
+)
+
+// Layers of these tests come from seeds 9100000+s, held out from the
+// seeds the frugal search was tuned on (777000+s) and from ACCURACY.md's.
+const frugalSeeds = 9100000
+
+func TestFrugalQueriesFormula(t *testing.T) {
+	for H := 1; H <= 8; H++ {
+		for d := 1; d <= 8; d++ {
+			first := (2*H + 1) + 2*(d-1)*2*H // M_11, then M_i1 and its link
+			if got, want := FrugalQueries(H, d), first+(H+1)*(d*d-d); got != want {
+				t.Errorf("FrugalQueries(%d, %d) = %d, want %d", H, d, got, want)
+			}
+			if FrugalQueries(H, d) > EconomyQueries(H, d) {
+				t.Errorf("H = %d, d = %d: frugal %d above economy %d", H, d, FrugalQueries(H, d), EconomyQueries(H, d))
+			}
+		}
+	}
+	for _, c := range []struct{ H, d, want int }{{3, 8, 315}, {2, 4, 65}, {1, 1, 3}} {
+		if got := FrugalQueries(c.H, c.d); got != c.want {
+			t.Errorf("FrugalQueries(%d, %d) = %d, want %d", c.H, c.d, got, c.want)
+		}
+	}
+	if Frugal.Queries(3, 8) != 315 || Economy.Queries(3, 8) != 427 || Paper.Queries(3, 8) != 763 {
+		t.Error("Mode.Queries disagrees with the counts")
+	}
+}
+
+func TestModeParse(t *testing.T) {
+	for _, m := range Modes() {
+		got, err := ParseMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	if _, err := ParseMode("thrifty"); err == nil {
+		t.Error("ParseMode accepted an unknown name")
+	}
+	if Mode(7).Valid() || len(ModeNames()) != 3 {
+		t.Error("the modes are not the closed set paper, economy, frugal")
+	}
+}
+
+// checkFrugalTrace checks a frugal run's counts: with no fallback exactly
+// FrugalQueries and longest query 2H+1; every later measurement with
+// H+1 samples unless it fell back.
+func checkFrugalTrace(t *testing.T, what string, res Result, H, d int) {
+	t.Helper()
+	extra := 0
+	for _, rf := range res.Trace.RFs {
+		if rf.Kind != Measurement || rf.J == 0 {
+			continue
+		}
+		if len(rf.N) < H+1 {
+			t.Errorf("%s: %s has %d samples, fewer than H+1", what, rf.Name(), len(rf.N))
+		}
+		extra += len(rf.N) - (H + 1)
+	}
+	if res.Fallbacks == 0 {
+		if res.Queries != FrugalQueries(H, d) {
+			t.Errorf("%s: %d queries without fallback, want %d", what, res.Queries, FrugalQueries(H, d))
+		}
+		if extra != 0 {
+			t.Errorf("%s: no fallback counted, yet %d extra samples", what, extra)
+		}
+	} else if res.Queries < FrugalQueries(H, d)+extra {
+		t.Errorf("%s: %d queries, fewer than %d + %d extra samples", what, res.Queries, FrugalQueries(H, d), extra)
+	}
+	if res.MaxLength != 2*H+1 {
+		t.Errorf("%s: longest query %d, want 2H+1 = %d", what, res.MaxLength, 2*H+1)
+	}
+}
+
+// Counts and longest query for H = 1…8, d = 1…8: float64 to H = 3,
+// extended precision beyond (a shorter table with -short, and under
+// GOOS=js only H·d ≤ 24 beyond H = 3).
+func TestFrugalCounts(t *testing.T) {
+	maxH, maxD := 8, 8
+	if testing.Short() {
+		maxH, maxD = 3, 4
+	}
+	for H := 1; H <= maxH; H++ {
+		for d := 1; d <= maxD; d++ {
+			if H*d > 24 && H > 3 && runtime.GOOS == "js" {
+				continue // slow in the browser's runtime; H·d ≤ 24 still covers every H
+			}
+			layer := attention.Random(H, d, frugalSeeds+uint64(10*H+d))
+			opt := DefaultOptions(H, d)
+			opt.Mode, opt.Seed = Frugal, uint64(H*d)
+			var res Result
+			var err error
+			if H <= 3 {
+				res, err = Learn(LayerOracle(layer, 0, 1), opt)
+			} else {
+				opt.Precision = NeededPrecision(H, d, Frugal) + 32
+				res, err = LearnBig(BigLayerOracle(layer, opt.Precision), opt)
+			}
+			if err != nil {
+				// An unresolved run stops before its schedule ends.
+				t.Logf("H = %d, d = %d: %v", H, d, err)
+				continue
+			}
+			checkFrugalTrace(t, "H = "+itoa(H)+", d = "+itoa(d), res, H, d)
+		}
+	}
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + itoa(n%10)
+}
+
+// 50 held-out layers at (2,4), (3,4), (4,3) in extended precision (10
+// with -short): all resolved, error ≤ 1e-20, never wrong.
+func TestFrugalExtendedResolves(t *testing.T) {
+	n := 50
+	if testing.Short() {
+		n = 10
+	}
+	for _, c := range []struct{ H, d int }{{2, 4}, {3, 4}, {4, 3}} {
+		fallbacks := 0
+		for s := 0; s < n; s++ {
+			seed := frugalSeeds + 1000 + uint64(s)
+			layer := attention.Random(c.H, c.d, seed)
+			want := attention.Canonical(layer, 1e-12)
+			opt := DefaultOptions(c.H, c.d)
+			opt.Mode, opt.Seed, opt.Precision = Frugal, seed, 192
+			res, err := LearnBig(BigLayerOracle(layer, opt.Precision), opt)
+			if err != nil {
+				t.Errorf("H = %d, d = %d, seed %d: %v", c.H, c.d, seed, err)
+				continue
+			}
+			if e := bigLayerError(t, res, want); !(e <= 1e-20) {
+				t.Errorf("H = %d, d = %d, seed %d: error %.3g above 1e-20", c.H, c.d, seed, e)
+			}
+			checkFrugalTrace(t, "ext", res, c.H, c.d)
+			fallbacks += res.Fallbacks
+		}
+		t.Logf("H = %d, d = %d: %d layers, %d measurements fell back", c.H, c.d, n, fallbacks)
+	}
+}
+
+// In float64 frugal mode resolves at least as many held-out layers as
+// economy at (2,4) and (3,4), and returns no wrong layer unflagged.
+func TestFrugalFloat64AtLeastEconomy(t *testing.T) {
+	n := 30
+	if testing.Short() {
+		n = 12
+	}
+	for _, c := range []struct{ H, d int }{{2, 4}, {3, 4}} {
+		okBy := map[Mode]int{}
+		for _, m := range []Mode{Economy, Frugal} {
+			for s := 0; s < n; s++ {
+				seed := frugalSeeds + 2000 + uint64(s)
+				layer := attention.Random(c.H, c.d, seed)
+				opt := DefaultOptions(c.H, c.d)
+				opt.Mode, opt.Seed = m, seed
+				res, err := Learn(LayerOracle(layer, 0, 1), opt)
+				if err != nil {
+					continue
+				}
+				okBy[m]++
+				if e, _ := attention.RelativeError(res.Layer, attention.Canonical(layer, 1e-12)); !(e <= 1e-6) {
+					t.Errorf("%v, H = %d, d = %d, seed %d: wrong layer (error %.3g) returned without an error", m, c.H, c.d, seed, e)
+				}
+			}
+		}
+		if okBy[Frugal] < okBy[Economy] {
+			t.Errorf("H = %d, d = %d: frugal resolved %d of %d, economy %d", c.H, c.d, okBy[Frugal], n, okBy[Economy])
+		}
+		t.Logf("H = %d, d = %d: resolved frugal %d, economy %d of %d", c.H, c.d, okBy[Frugal], okBy[Economy], n)
+	}
+}
+
+// An RF with two labelled solutions from H samples: the search must not
+// accept either from H samples, and with the (H+1)-th it must accept the
+// true poles or nothing.
+func TestFrugalAmbiguity(t *testing.T) {
+	const H = 2
+	l := &learner{workers: 1, opt: Options{Seed: 3}}
+	found := 0
+	for s := uint64(0); s < 200 && found < 5; s++ {
+		rng := rand.New(rand.NewPCG(frugalSeeds, s))
+		r := []float64{rng.NormFloat64() * 2, rng.NormFloat64() * 2}
+		p := []float64{rng.NormFloat64() * 1.5, rng.NormFloat64() * 1.5}
+		samples := func(m int) poleSamples {
+			q := poleSamples{f0: 0.7, r: r}
+			for n := 1; n <= m; n++ {
+				y := q.f0
+				for h := range r {
+					y -= r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
+				}
+				q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-16*(math.Abs(y)+1))
+			}
+			return q
+		}
+		mu, width := []float64{0, 0}, []float64{2, 2}
+		lo, hi := scanRange(mu, width)
+		q2 := samples(H)
+		lb2 := l.searchPoles(q2, l.poleStarts(int(s), mu, width, nil), lo, hi)
+		// Two labelled solutions: a rival that fits as well as the best.
+		if math.IsInf(lb2.rival, 0) || lb2.rival > frugalSolution*float64(H) {
+			continue
+		}
+		found++
+		if frugalAccept(lb2, H) {
+			t.Errorf("case %d: accepted poles %v from %d samples with a rival as good", s, lb2.x, H)
+		}
+		q3 := samples(H + 1)
+		lb3 := l.searchPoles(q3, l.poleStarts(int(s), mu, width, nil), lo, hi)
+		if frugalAccept(lb3, H+1) && !samePolesTo(lb3.x, p, 1e-6) {
+			t.Errorf("case %d: accepted wrong poles %v from H+1 samples, true %v", s, lb3.x, p)
+		}
+		if !frugalAccept(lb3, H+1) {
+			t.Logf("case %d: H+1 samples undecided: the run would ask one more", s)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no RF with two labelled solutions from H samples was drawn")
+	}
+}
+
+// With only an upper bound H0 on the heads, frugal mode learns the
+// layer: column one with 2H0 samples per RF, the later measurements with
+// H_c + 1 for the H_c heads column one shows.
+func TestFrugalUpperBound(t *testing.T) {
+	const H, H0, d = 2, 3, 3
+	resolved := 0
+	for s := 0; s < 6; s++ {
+		seed := frugalSeeds + 3000 + uint64(s)
+		layer := attention.Random(H, d, seed)
+		opt := DefaultOptions(H0, d)
+		opt.Mode, opt.Seed, opt.UpperBound = Frugal, seed, true
+		res, err := Learn(LayerOracle(layer, 0, 1), opt)
+		if err != nil {
+			continue
+		}
+		resolved++
+		if res.Heads != H {
+			t.Errorf("seed %d: %d heads found, want %d", seed, res.Heads, H)
+		}
+		if e, _ := attention.RelativeError(res.Layer, attention.Canonical(layer, 1e-12)); !(e <= 1e-6) {
+			t.Errorf("seed %d: error %.3g", seed, e)
+		}
+		first := FrugalQueries(H0, d) - (H0+1)*(d*d-d)
+		if res.Fallbacks == 0 && res.Queries != first+(H+1)*(d*d-d) {
+			t.Errorf("seed %d: %d queries, want %d + (H_c+1)(d²−d) = %d", seed, res.Queries, first, first+(H+1)*(d*d-d))
+		}
+	}
+	if resolved < 4 {
+		t.Errorf("only %d of 6 runs with the bound H0 = %d resolved", resolved, H0)
+	}
+}
