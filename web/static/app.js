@@ -64,6 +64,7 @@
       $("loading").hidden = true;
     }, 0),
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
+    noCanvas: (msg) => setTimeout(() => startFallback(String(msg)), 0),
     notice: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
   };
 
@@ -125,6 +126,60 @@
     $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
     for (const p of fields.hide.allowed) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
     document.body.classList.add("synced"); // the panels show (style.css)
+    drawFallback();
+  }
+
+  // ---- without WebGL: the static figure in the canvas's place ----
+  // The canvas program tells the host (noCanvas) when the browser has no
+  // WebGL 2 for ebiten; it keeps serving the bridge, so the link, the
+  // panels and the facts work, and the figures worker, which needs no
+  // WebGL, draws the current view as SVG here, following the state.
+  let fallback = null; // { box, img, shown: the link drawn, busy, url }
+
+  function startFallback(msg) {
+    if (fallback) return;
+    showNotices([msg]);
+    const img = el("img", { id: "fallback-figure", class: "fallback-figure", alt: "" });
+    const box = el("figure", { id: "canvas-fallback", class: "canvas-fallback" },
+      el("p", { class: "fallback-message", role: "alert", text: msg }), img);
+    frame.hidden = true;
+    $("loading").hidden = true;
+    frame.after(box);
+    fallback = { box, img, shown: "", busy: false, url: "" };
+    drawFallback();
+  }
+
+  // drawFallback draws the figure of the current link unless it is shown
+  // or being drawn (a newer link is drawn when that one is done). The SVG
+  // is shown through an <img>, which runs no script in it. The first
+  // figure shown makes the page ready.
+  function drawFallback() {
+    if (!fallback || fallback.busy || landing || !canvas) return;
+    const link = canvas.link();
+    if (link === fallback.shown) return;
+    fallback.busy = true;
+    const img = fallback.img;
+    window.headlabFigures.figure("svg", { link, size: "two" })
+      .then((svg) => {
+        const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+        img.src = url;
+        return img.decode().then(() => {
+          if (fallback.url) URL.revokeObjectURL(fallback.url);
+          fallback.url = url;
+          img.alt = "Static figure of this view. " + canvas.describe();
+          img.dataset.link = link;
+        });
+      })
+      .catch((err) => showNotices(["the static figure could not be drawn: " + (err && err.message ? err.message : err)]))
+      .finally(() => {
+        fallback.shown = link;
+        fallback.busy = false;
+        if (!headlab.ready) {
+          headlab.ready = true;
+          document.body.classList.add("ready");
+        }
+        drawFallback();
+      });
   }
 
   // applyLimits gives every number field named for a link key the range
