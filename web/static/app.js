@@ -62,6 +62,7 @@
       headlab.ready = true;
       document.body.classList.add("ready");
       $("loading").hidden = true;
+      keepOffline();
     }, 0),
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
     noCanvas: (msg) => setTimeout(() => startFallback(String(msg)), 0),
@@ -129,6 +130,27 @@
     drawFallback();
   }
 
+  // ---- offline after the first visit: the service worker (sw.js) ----
+  // Registered once the page is ready, so that saving the site's files
+  // does not compete with the first load. A new build's service worker
+  // takes over an open page (controllerchange): the page says so. The
+  // worker answers "build" with its build and whether this page was
+  // loaded from its saved copy (no network).
+  // The listener is there from the start: a new build's worker can take
+  // over before the page is ready.
+  const offline = "serviceWorker" in navigator && window.isSecureContext;
+  if (offline && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.addEventListener("controllerchange", () =>
+      showNotices(["A new version of headlab was deployed and is now saved in this browser for use offline; " +
+        "reload the page if anything looks out of date."]));
+  }
+  let offlineAsked = false;
+  function keepOffline() {
+    if (offlineAsked || !offline) return;
+    offlineAsked = true;
+    navigator.serviceWorker.register("sw.js").catch((err) => console.warn("headlab: no offline copy:", String(err && err.message || err)));
+  }
+
   // ---- without WebGL: the static figure in the canvas's place ----
   // The canvas program tells the host (noCanvas) when the browser has no
   // WebGL 2 for ebiten; it keeps serving the bridge, so the link, the
@@ -177,6 +199,7 @@
         if (!headlab.ready) {
           headlab.ready = true;
           document.body.classList.add("ready");
+          keepOffline();
         }
         drawFallback();
       });
