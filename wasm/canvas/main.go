@@ -42,6 +42,7 @@ func main() {
 	app.startComputer()
 	yieldToPage()
 	app.exportBridge()
+	exportQR()
 	yieldToPage()
 	if !hasWebGL2() {
 		// ebiten would fail on its first frame; the page shows the static

@@ -128,6 +128,76 @@
     for (const p of fields.hide.allowed) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
     document.body.classList.add("synced"); // the panels show (style.css)
     drawFallback();
+    if ($("qr").open) drawQR();
+  }
+
+  // ---- the link as a QR code, for a room to scan ----
+  // The canvas program encodes it (rsc.io/qr, wasm/canvas/qr.go): nothing
+  // leaves the page. The code holds the whole address, and follows the
+  // state while the dialog is open.
+  const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]", "::1"];
+  let qrShown = "";
+
+  function toggleQR() {
+    const d = $("qr");
+    if (d.open) {
+      d.close();
+      return;
+    }
+    qrShown = "";
+    drawQR();
+    d.showModal();
+  }
+
+  // pageURL is the address that opens this view: the page's, with the link.
+  function pageURL() {
+    return location.href.split("#")[0] + (canvas ? canvas.link() : location.hash);
+  }
+
+  function drawQR() {
+    if (!canvas) return;
+    const url = pageURL();
+    if (url === qrShown) return;
+    qrShown = url;
+    const box = $("qr-code");
+    const code = JSON.parse(canvas.qr(url));
+    if (code.error) {
+      box.replaceChildren(el("p", { text: "This link is too long for a QR code (" + code.error + "); copy it instead." }));
+    } else {
+      const n = code.size;
+      const quiet = 4; // the light margin a scanner needs, in modules
+      const NS = "http://www.w3.org/2000/svg";
+      const svg = document.createElementNS(NS, "svg");
+      svg.setAttribute("viewBox", "0 0 " + (n + 2 * quiet) + " " + (n + 2 * quiet));
+      svg.setAttribute("shape-rendering", "crispEdges");
+      svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", "QR code of " + url);
+      const bg = document.createElementNS(NS, "rect");
+      bg.setAttribute("width", String(n + 2 * quiet));
+      bg.setAttribute("height", String(n + 2 * quiet));
+      bg.setAttribute("fill", "#ffffff");
+      let d = "";
+      for (let y = 0; y < n; y++) {
+        for (let x = 0; x < n; x++) {
+          if (code.modules[y * n + x] === "1") d += "M" + (x + quiet) + " " + (y + quiet) + "h1v1h-1z";
+        }
+      }
+      const path = document.createElementNS(NS, "path");
+      path.setAttribute("d", d);
+      path.setAttribute("fill", "#000000");
+      svg.append(bg, path);
+      svg.dataset.url = url;
+      box.replaceChildren(svg);
+    }
+    $("qr-url").textContent = url.replace(/^https?:\/\//, "");
+    const local = LOCAL_HOSTS.includes(location.hostname);
+    const warn = $("qr-warn");
+    warn.hidden = !local;
+    if (local) {
+      warn.textContent = "This address (" + location.hostname + ") names this computer: phones in the room cannot open it. " +
+        "Serve the page on the room's network with ./build.sh serve -addr 0.0.0.0 and open it by this computer's address, " +
+        "or publish ./build.sh dist on a web host.";
+    }
   }
 
   // ---- offline after the first visit: the service worker (sw.js) ----
@@ -654,6 +724,7 @@
     ["p", "presentation mode, full screen"],
     ["+ −", "larger / smaller text"],
     ["t", "light / dark theme"],
+    ["q", "this view's link as a QR code"],
     ["?", "this list"],
   ];
   let textSize = 16;
@@ -667,6 +738,7 @@
     if (t && t.nodeType === 1 && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return false;
     if (t && t.nodeType === 1 && t.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return false;
     if ($("help").open && e.key !== "?") return false;
+    if ($("qr").open && (e.key === "Enter" || e.key === " ")) return false; // the dialog's Close button
     const mod = state && modules[state.scene];
     if (!landing && mod && mod.key && mod.key(e.key)) return true;
     switch (e.key) {
@@ -696,6 +768,10 @@
       }
       case "?":
         toggleHelp();
+        return true;
+      case "q":
+        if (landing) return false;
+        toggleQR();
         return true;
     }
     return false;
@@ -752,6 +828,10 @@
       else $("class-url").select();
     });
     $("help-open").addEventListener("click", toggleHelp);
+    $("qr-open").addEventListener("click", () => {
+      if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention"));
+      toggleQR();
+    });
     $("present").addEventListener("click", () => {
       if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention") + "&present=1");
       else togglePresent();
