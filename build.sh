@@ -124,6 +124,14 @@ test_all() {
   need_qemu
   need_chromium
   need_axe
+  # The lecture-hall tests: Firefox ESR and WebKitGTK (Safari's engine)
+  # under Xvfb (TestEngines), zbarimg to read the QR code (TestQR). With
+  # HEADLAB_REQUIRE_TOOLS set those tests fail, not skip, without them.
+  command -v firefox-esr >/dev/null 2>&1 || apt_install firefox-esr
+  command -v WebKitWebDriver >/dev/null 2>&1 || apt_install webkit2gtk-driver
+  command -v Xvfb >/dev/null 2>&1 || apt_install xvfb
+  command -v zbarimg >/dev/null 2>&1 || apt_install zbar-tools
+  export HEADLAB_REQUIRE_TOOLS=1
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
