@@ -301,7 +301,7 @@ func startWebKit(tb testing.TB, wd, mini string) driver {
 	}
 	d := &httpDriver{base: fmt.Sprintf("http://127.0.0.1:%d", port), proc: []*exec.Cmd{xvfb, cmd}}
 	caps := map[string]any{"capabilities": map[string]any{"alwaysMatch": map[string]any{
-		"browserName":               "MiniBrowser",
+		"browserName":              "MiniBrowser",
 		"webkitgtk:browserOptions": map[string]any{"binary": mini, "args": []string{"--automation"}},
 	}}}
 	var sess struct {
