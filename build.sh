@@ -139,6 +139,15 @@ test_all() {
   need_qemu
   need_chromium
   need_axe
+  # The lecture-hall tests: Firefox ESR and WebKitGTK (Safari's engine)
+  # under Xvfb (TestEngines), zbarimg to read the QR code (TestQR); the
+  # figure tests' pdflatex, poppler, librsvg and python3 (need_figure_tools).
+  # With HEADLAB_REQUIRE_TOOLS set those tests fail, not skip, without them.
+  command -v firefox-esr >/dev/null 2>&1 || apt_install firefox-esr
+  command -v WebKitWebDriver >/dev/null 2>&1 || apt_install webkit2gtk-driver
+  command -v Xvfb >/dev/null 2>&1 || apt_install xvfb
+  command -v zbarimg >/dev/null 2>&1 || apt_install zbar-tools
+  export HEADLAB_REQUIRE_TOOLS=1
   need_figure_tools
   build
   # go.work gives every Go tool the ebiten the canvas ships: after the build,
@@ -157,9 +166,9 @@ test_all() {
   # wasm/ebitenpatch/ebiten is upstream's code, as the patch leaves it.
   unformatted=$(find numerics plots wasm web -name '*.go' -not -path '*/testdata/*' -not -path 'wasm/ebitenpatch/ebiten/*' -exec gofmt -l {} + 2>/dev/null || true)
   [ -z "$unformatted" ] || die "gofmt would change: $unformatted"
-  say "native tests (the figure tests with pdflatex, poppler, librsvg and python3: HEADLAB_FIGURE_TOOLS=1)"
+  say "native tests (the figure tests with pdflatex, poppler, librsvg and python3)"
   # shellcheck disable=SC2046 # the package list is one word per package
-  HEADLAB_FIGURE_TOOLS=1 "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
+  "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
   say "numerics, link, scene and ebiten-patch tests under GOOS=js GOARCH=wasm (node $(node --version))"
   GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/... ./wasm/ebitenpatch/internal/atlas
   # The golden digests hold every package's numbers bit for bit; they must
@@ -209,7 +218,7 @@ figures() {
   say "rendering the standard figures into plots/figures"
   "$GO" run ./plots/cmd/figures -all plots/figures
   say "the two-column test article's second page into plots/figures/article.png"
-  HEADLAB_FIGURE_TOOLS=1 HEADLAB_ARTICLE_OUT="$ROOT/plots/figures" "$GO" test -count=1 -run '^TestArticle$' ./plots
+  HEADLAB_REQUIRE_TOOLS=1 HEADLAB_ARTICLE_OUT="$ROOT/plots/figures" "$GO" test -count=1 -run '^TestArticle$' ./plots
   rm -f plots/figures/article.pdf
 }
 

@@ -25,17 +25,17 @@ import (
 // The tests in this file check what a journal's production system checks,
 // with the tools it uses (pdflatex, pdffonts, pdfimages, pdftoppm,
 // rsvg-convert, Python's csv). Without a tool a test skips with one line;
-// with HEADLAB_FIGURE_TOOLS=1 (./build.sh test sets it, and installs them)
+// with HEADLAB_REQUIRE_TOOLS set (./build.sh test sets it, and installs them)
 // a missing tool fails it.
 
-// needTools skips (or fails, under HEADLAB_FIGURE_TOOLS=1) a test whose
+// needTools skips (or fails, when HEADLAB_REQUIRE_TOOLS is set) a test whose
 // tools are not installed.
 func needTools(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("HEADLAB_FIGURE_TOOLS") == "1" {
-				t.Fatalf("%s is not installed, and HEADLAB_FIGURE_TOOLS=1 asks for every figure tool", tool)
+			if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+				t.Fatalf("%s is not installed, and HEADLAB_REQUIRE_TOOLS asks for every figure tool", tool)
 			}
 			t.Skipf("%s is not installed (./build.sh test installs it): skipped", tool)
 		}
@@ -441,8 +441,8 @@ func TestCSVLoads(t *testing.T) {
 		}
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
-		if os.Getenv("HEADLAB_FIGURE_TOOLS") == "1" {
-			t.Fatal("python3 is not installed, and HEADLAB_FIGURE_TOOLS=1 asks for every figure tool")
+		if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+			t.Fatal("python3 is not installed, and HEADLAB_REQUIRE_TOOLS asks for every figure tool")
 		}
 		t.Skip("python3 is not installed: the CSV files were checked by the table's own rules only")
 	}

@@ -24,7 +24,29 @@ func (a *app) Update() error {
 			a.changedLocked()
 		}
 	}
-	var late []link.Notice
+	tell, late := a.advanceLocked()
+	a.mu.Unlock()
+	a.tellHost(tell, late)
+	return nil
+}
+
+// tellHost passes what advanceLocked returned on to the host page; it is
+// called without the lock, since the host may call back.
+func (a *app) tellHost(tell string, late []link.Notice) {
+	if tell != "" {
+		a.notifyHost("changed", tell)
+	}
+	for _, n := range late {
+		a.notifyHost("notice", n.String())
+	}
+}
+
+// advanceLocked advances a running job, starts and cancels the compute
+// worker's jobs, and returns the link to tell the host about (empty when
+// the state did not change since it was last told) and the notices a
+// finished job produced. Update calls it every frame; without WebGL the
+// headless loop does (nowebgl.go).
+func (a *app) advanceLocked() (tell string, late []link.Notice) {
 	if a.job != nil {
 		// The job's work runs in the compute worker: Step only takes what
 		// has arrived, and asks for what is still missing.
@@ -37,19 +59,11 @@ func (a *app) Update() error {
 		}
 	}
 	a.dispatchLocked()
-	var tell string
 	if a.version != a.told {
 		a.told = a.version
 		tell = a.scene.Link().Link()
 	}
-	a.mu.Unlock()
-	if tell != "" {
-		a.notifyHost("changed", tell)
-	}
-	for _, n := range late {
-		a.notifyHost("notice", n.String())
-	}
-	return nil
+	return tell, late
 }
 
 // pointerState is one pointer (the mouse, or the first finger) in screen

@@ -42,7 +42,13 @@ func main() {
 	app.startComputer()
 	yieldToPage()
 	app.exportBridge()
+	exportQR()
 	yieldToPage()
+	if !hasWebGL2() {
+		// ebiten would fail on its first frame; the page shows the static
+		// figure instead, and the bridge stays up for it.
+		app.runHeadless(noWebGLMessage)
+	}
 	ebiten.SetWindowTitle("headlab")
 	// The screen is kept between frames and redrawn only when something
 	// changed: under software rendering a full redraw is the whole cost of
@@ -52,6 +58,9 @@ func main() {
 		// To the console, as log.Print would, without linking package log.
 		fmt.Fprintln(os.Stderr, "headlab canvas:", err)
 		app.reportError(err.Error())
+		// A context lost or refused after the check above: the same
+		// fallback, so that the bridge outlives ebiten.
+		app.runHeadless(noWebGLMessage + " (" + err.Error() + ")")
 	}
 }
 

@@ -80,7 +80,7 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	served := &requests{}
-	srv := httptest.NewServer(served.wrap(handler))
+	srv := httptest.NewServer(served.wrap(withoutServiceWorker(handler)))
 	defer srv.Close()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -62,8 +62,10 @@
       headlab.ready = true;
       document.body.classList.add("ready");
       $("loading").hidden = true;
+      keepOffline();
     }, 0),
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
+    noCanvas: (msg) => setTimeout(() => startFallback(String(msg)), 0),
     notice: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
   };
 
@@ -125,6 +127,152 @@
     $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
     for (const p of fields.hide.allowed) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
     document.body.classList.add("synced"); // the panels show (style.css)
+    drawFallback();
+    if ($("qr").open) drawQR();
+  }
+
+  // ---- the link as a QR code, for a room to scan ----
+  // The canvas program encodes it (rsc.io/qr, wasm/canvas/qr.go): nothing
+  // leaves the page. The code holds the whole address, and follows the
+  // state while the dialog is open.
+  const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]", "::1"];
+  let qrShown = "";
+
+  function toggleQR() {
+    const d = $("qr");
+    if (d.open) {
+      d.close();
+      return;
+    }
+    qrShown = "";
+    drawQR();
+    d.showModal();
+  }
+
+  // pageURL is the address that opens this view: the page's, with the link.
+  function pageURL() {
+    return location.href.split("#")[0] + (canvas ? canvas.link() : location.hash);
+  }
+
+  function drawQR() {
+    if (!canvas) return;
+    const url = pageURL();
+    if (url === qrShown) return;
+    qrShown = url;
+    const box = $("qr-code");
+    const code = JSON.parse(canvas.qr(url));
+    if (code.error) {
+      box.replaceChildren(el("p", { text: "This link is too long for a QR code (" + code.error + "); copy it instead." }));
+    } else {
+      const n = code.size;
+      const quiet = 4; // the light margin a scanner needs, in modules
+      const NS = "http://www.w3.org/2000/svg";
+      const svg = document.createElementNS(NS, "svg");
+      svg.setAttribute("viewBox", "0 0 " + (n + 2 * quiet) + " " + (n + 2 * quiet));
+      svg.setAttribute("shape-rendering", "crispEdges");
+      svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", "QR code of " + url);
+      const bg = document.createElementNS(NS, "rect");
+      bg.setAttribute("width", String(n + 2 * quiet));
+      bg.setAttribute("height", String(n + 2 * quiet));
+      bg.setAttribute("fill", "#ffffff");
+      let d = "";
+      for (let y = 0; y < n; y++) {
+        for (let x = 0; x < n; x++) {
+          if (code.modules[y * n + x] === "1") d += "M" + (x + quiet) + " " + (y + quiet) + "h1v1h-1z";
+        }
+      }
+      const path = document.createElementNS(NS, "path");
+      path.setAttribute("d", d);
+      path.setAttribute("fill", "#000000");
+      svg.append(bg, path);
+      svg.dataset.url = url;
+      box.replaceChildren(svg);
+    }
+    $("qr-url").textContent = url.replace(/^https?:\/\//, "");
+    const local = LOCAL_HOSTS.includes(location.hostname);
+    const warn = $("qr-warn");
+    warn.hidden = !local;
+    if (local) {
+      warn.textContent = "This address (" + location.hostname + ") names this computer: phones in the room cannot open it. " +
+        "Serve the page on the room's network with ./build.sh serve -addr 0.0.0.0 and open it by this computer's address, " +
+        "or publish ./build.sh dist on a web host.";
+    }
+  }
+
+  // ---- offline after the first visit: the service worker (sw.js) ----
+  // Registered once the page is ready, so that saving the site's files
+  // does not compete with the first load. A new build's service worker
+  // takes over an open page (controllerchange): the page says so. The
+  // worker answers "build" with its build and whether this page was
+  // loaded from its saved copy (no network).
+  // The listener is there from the start: a new build's worker can take
+  // over before the page is ready.
+  const offline = "serviceWorker" in navigator && window.isSecureContext;
+  if (offline && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.addEventListener("controllerchange", () =>
+      showNotices(["A new version of headlab was deployed and is now saved in this browser for use offline; " +
+        "reload the page if anything looks out of date."]));
+  }
+  let offlineAsked = false;
+  function keepOffline() {
+    if (offlineAsked || !offline) return;
+    offlineAsked = true;
+    navigator.serviceWorker.register("sw.js").catch((err) => console.warn("headlab: no offline copy:", String(err && err.message || err)));
+  }
+
+  // ---- without WebGL: the static figure in the canvas's place ----
+  // The canvas program tells the host (noCanvas) when the browser has no
+  // WebGL 2 for ebiten; it keeps serving the bridge, so the link, the
+  // panels and the facts work, and the figures worker, which needs no
+  // WebGL, draws the current view as SVG here, following the state.
+  let fallback = null; // { box, img, shown: the link drawn, busy, url }
+
+  function startFallback(msg) {
+    if (fallback) return;
+    showNotices([msg]);
+    const img = el("img", { id: "fallback-figure", class: "fallback-figure", alt: "" });
+    const box = el("figure", { id: "canvas-fallback", class: "canvas-fallback" },
+      el("p", { class: "fallback-message", role: "alert", text: msg }), img);
+    frame.hidden = true;
+    $("loading").hidden = true;
+    frame.after(box);
+    fallback = { box, img, shown: "", busy: false, url: "" };
+    drawFallback();
+  }
+
+  // drawFallback draws the figure of the current link unless it is shown
+  // or being drawn (a newer link is drawn when that one is done). The SVG
+  // is shown through an <img>, which runs no script in it. The first
+  // figure shown makes the page ready.
+  function drawFallback() {
+    if (!fallback || fallback.busy || landing || !canvas) return;
+    const link = canvas.link();
+    if (link === fallback.shown) return;
+    fallback.busy = true;
+    const img = fallback.img;
+    window.headlabFigures.figure("svg", { link, size: "two" })
+      .then((svg) => {
+        const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+        img.src = url;
+        return img.decode().then(() => {
+          if (fallback.url) URL.revokeObjectURL(fallback.url);
+          fallback.url = url;
+          img.alt = "Static figure of this view. " + canvas.describe();
+          img.dataset.link = link;
+        });
+      })
+      .catch((err) => showNotices(["the static figure could not be drawn: " + (err && err.message ? err.message : err)]))
+      .finally(() => {
+        fallback.shown = link;
+        fallback.busy = false;
+        if (!headlab.ready) {
+          headlab.ready = true;
+          document.body.classList.add("ready");
+          keepOffline();
+        }
+        drawFallback();
+      });
   }
 
   // applyLimits gives every number field named for a link key the range
@@ -576,6 +724,7 @@
     ["p", "presentation mode, full screen"],
     ["+ −", "larger / smaller text"],
     ["t", "light / dark theme"],
+    ["q", "this view's link as a QR code"],
     ["?", "this list"],
   ];
   let textSize = 16;
@@ -589,6 +738,7 @@
     if (t && t.nodeType === 1 && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return false;
     if (t && t.nodeType === 1 && t.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return false;
     if ($("help").open && e.key !== "?") return false;
+    if ($("qr").open && (e.key === "Enter" || e.key === " ")) return false; // the dialog's Close button
     const mod = state && modules[state.scene];
     if (!landing && mod && mod.key && mod.key(e.key)) return true;
     switch (e.key) {
@@ -618,6 +768,10 @@
       }
       case "?":
         toggleHelp();
+        return true;
+      case "q":
+        if (landing) return false;
+        toggleQR();
         return true;
     }
     return false;
@@ -674,6 +828,10 @@
       else $("class-url").select();
     });
     $("help-open").addEventListener("click", toggleHelp);
+    $("qr-open").addEventListener("click", () => {
+      if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention"));
+      toggleQR();
+    });
     $("present").addEventListener("click", () => {
       if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention") + "&present=1");
       else togglePresent();

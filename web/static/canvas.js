@@ -16,6 +16,9 @@
   // twice.
   const start = (result) => {
     if (window.headlabCompute) window.headlabCompute.module = result.module;
+    // The program's linear memory, in bytes, for the soak benchmark
+    // (web/e2e): it only grows, so it is the Go heap's high-water mark.
+    window.headlabWasmBytes = () => result.instance.exports.mem.buffer.byteLength;
     return go.run(result.instance);
   };
   // Keys pressed while the canvas has focus go to the page's shortcuts.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ type config struct {
 	goroot string     // Go root; empty: go env GOROOT
 	wasm   []wasmFile // wasm binaries to publish
 	cache  string     // folder of compressed variants; empty: <root>/build/cache
+	plain  bool       // write no compressed variants (a quick build for tests)
 }
 
 // wasmFile is one -wasm flag.
@@ -50,6 +52,8 @@ const (
 	wasmExecRel   = "static/wasm_exec.js"
 	staticSrcDir  = "web/static"
 	indexRel      = "index.html"
+	swSrc         = "web/sw.js" // the service worker's template, written as swRel
+	swRel         = "sw.js"
 	defaultCache  = "build/cache" // under the repository root
 )
 
@@ -77,7 +81,7 @@ func parseWasmFlag(s string) (wasmFile, error) {
 // compressible reports whether files named rel get .br and .gz variants.
 func compressible(rel string) bool {
 	switch strings.ToLower(path.Ext(rel)) {
-	case ".wasm", ".js", ".mjs", ".css", ".html", ".svg", ".json", ".map", ".csv", ".txt":
+	case ".wasm", ".js", ".mjs", ".css", ".html", ".svg", ".json", ".webmanifest", ".map", ".csv", ".txt":
 		return true
 	}
 	return false
@@ -150,6 +154,9 @@ func build(cfg config) (*summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if files, err = addServiceWorker(root, files); err != nil {
+		return nil, err
+	}
 	for _, e := range files {
 		if err := writeIfChanged(filepath.Join(out, filepath.FromSlash(e.rel)), e.data); err != nil {
 			return nil, err
@@ -161,9 +168,11 @@ func build(cfg config) (*summary, error) {
 		cache.Dir = filepath.Join(root, filepath.FromSlash(defaultCache))
 	}
 	next := state{Version: stateVersion, Files: map[string]fileState{}}
-	packed, err := compressAll(out, files, next.Files, cache)
-	if err != nil {
-		return nil, err
+	packed := 0
+	if !cfg.plain {
+		if packed, err = compressAll(out, files, next.Files, cache); err != nil {
+			return nil, err
+		}
 	}
 	if err := cache.Prune(cacheLimit); err != nil {
 		return nil, fmt.Errorf("site: %w", err)
@@ -535,4 +544,43 @@ func removeStale(out string, files []*entry) error {
 		}
 	}
 	return nil
+}
+
+// addServiceWorker adds sw.js, the service worker (web/sw.js), at the
+// site's root, with the build's files and their hashes written in: the
+// list it precaches, and a build name made from them, so that any change
+// of any file is a new service worker. Without web/sw.js the site has none.
+func addServiceWorker(root string, files []*entry) ([]*entry, error) {
+	tmpl, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(swSrc)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	var list [][2]string
+	all := sha256.New()
+	for _, e := range files {
+		if e.rel == swRel {
+			return nil, fmt.Errorf("site: %s clashes with the service worker made from %s", e.rel, swSrc)
+		}
+		sum := sha256.Sum256(e.data)
+		list = append(list, [2]string{e.rel, "sha256-" + base64.StdEncoding.EncodeToString(sum[:])})
+		fmt.Fprintf(all, "%s %x\n", e.rel, sum)
+	}
+	precache, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	for _, ph := range []string{"__HEADLAB_BUILD__", "__HEADLAB_PRECACHE__"} {
+		if bytes.Count(tmpl, []byte(ph)) != 1 {
+			return nil, fmt.Errorf("site: %s must hold %s once", swSrc, ph)
+		}
+	}
+	build := hex.EncodeToString(all.Sum(nil))[:hashHexDigits]
+	b := bytes.Replace(tmpl, []byte("__HEADLAB_BUILD__"), []byte(build), 1)
+	b = bytes.Replace(b, []byte("__HEADLAB_PRECACHE__"), precache, 1)
+	files = append(files, &entry{rel: swRel, data: b, br: -1, gz: -1})
+	slices.SortFunc(files, func(a, b *entry) int { return strings.Compare(a.rel, b.rel) })
+	return files, nil
 }

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR]
+//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR] [-plain]
 //
 // From the repository root (the folder holding go.mod, found by walking up
 // from the working directory, or -root) it copies index.html and everything
@@ -18,12 +18,17 @@
 // seconds on a large wasm, so every variant is kept in a cache (-cache,
 // default build/cache under the repository root) under the SHA-256 of what
 // it compresses: a rebuild whose files did not change compresses nothing.
+// -plain writes no variants (a quick build, as the offline test deploys).
 //
 // Runs are idempotent: unchanged files are not rewritten, and files from
 // earlier runs that the site no longer holds, such as stale hashed wasm
 // files, are removed. To guard against a mistyped -out, the command refuses
 // to write into a non-empty folder that has no state file (<out>/.headlab-site,
 // which records the files it made).
+//
+// It writes sw.js at the site's root from web/sw.js, the service worker
+// that keeps the page working offline, with the list of the site's files
+// and their SHA-256 hashes written in (see addServiceWorker).
 //
 // It prints one line per file (raw, gzip and brotli sizes) and the totals.
 // It exits with status 0 on success and 1 on any error.
@@ -51,6 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fset.StringVar(&cfg.root, "root", "", "repository root (default: the nearest folder above the working directory holding go.mod)")
 	fset.StringVar(&cfg.goroot, "goroot", "", "Go root holding lib/wasm/wasm_exec.js (default: go env GOROOT)")
 	fset.StringVar(&cfg.cache, "cache", "", "folder caching the compressed variants by content hash (default: build/cache under the repository root)")
+	fset.BoolVar(&cfg.plain, "plain", false, "write no .br and .gz variants (a quick build, for tests)")
 	fset.Func("wasm", "`NAME=PATH` of a wasm to publish as NAME.<hash>.wasm; a bare PATH is named canvas (repeatable)", func(s string) error {
 		w, err := parseWasmFlag(s)
 		if err != nil {
@@ -60,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR]")
+		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR] [-plain]")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {

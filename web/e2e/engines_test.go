@@ -1,0 +1,215 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// engineLinks are the views the Firefox and WebKit suites open, one per
+// scene; every one computes in the page, so the facts are the wasm's.
+var engineLinks = []string{
+	"#v=1&scene=attention&H=3&d=2&seed=4&N=7",
+	"#v=1&scene=atoms&d=4&seed=2",
+	"#v=1&scene=recovery&H=2&d=2&seed=8&step=5",
+	"#v=1&scene=transformer&H=2&d=3&m=3&K=5&seed=1&step=20",
+}
+
+// factsJSJSON is the view's facts as JSON, without timings (keys ending
+// in Ms), which differ from run to run; every other number must be the
+// same bits in every engine.
+const factsJSJSON = `JSON.stringify(headlab.facts(), (k, v) => (/Ms$/.test(k) ? undefined : v))`
+
+const settledJS = `window.headlab && headlab.ready === true && !headlab.facts().computing && location.hash === headlab.link()`
+
+// engine is a browser the suite can start, if it is installed.
+type engine struct {
+	name  string
+	find  func() (bin []string, missing string)
+	start func(tb testing.TB, bin []string) driver
+}
+
+var engines = []engine{
+	{"firefox", func() ([]string, string) {
+		for _, n := range []string{"firefox-esr", "firefox"} {
+			if p, err := exec.LookPath(n); err == nil {
+				return []string{p}, ""
+			}
+		}
+		return nil, "firefox-esr (Debian's firefox-esr)"
+	}, func(tb testing.TB, bin []string) driver { return startFirefox(tb, bin[0]) }},
+	{"webkit", func() ([]string, string) {
+		wd, err := exec.LookPath("WebKitWebDriver")
+		if err != nil {
+			return nil, "WebKitWebDriver (Debian's webkit2gtk-driver)"
+		}
+		minis, _ := filepath.Glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser")
+		if len(minis) == 0 {
+			return nil, "MiniBrowser (Debian's webkit2gtk-driver)"
+		}
+		return []string{wd, minis[len(minis)-1]}, ""
+	}, func(tb testing.TB, bin []string) driver { return startWebKit(tb, bin[0], bin[1]) }},
+}
+
+// TestEngines opens every scene from a link in Firefox ESR and in WebKitGTK
+// (Safari's engine), under Xvfb: each gets ready with the same facts as
+// Chromium's, bit for bit; then a token is dragged, a recovery step taken
+// with the keyboard, a figure exported, and a hostile link opened with its
+// notice. A browser that is not installed is skipped with one line, unless
+// HEADLAB_REQUIRE_TOOLS is set (./build.sh test), where it fails.
+func TestEngines(t *testing.T) {
+	requireTool(t, "Xvfb", "xvfb")
+	// Chromium's facts, the reference.
+	want := map[string]string{}
+	tb := newTab(t)
+	for _, l := range engineLinks {
+		tb.load(h.base + l)
+		tb.waitSettled(l)
+		want[l] = eval[string](tb, factsJSJSON)
+	}
+	tb.close()
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			bin, missing := e.find()
+			if missing != "" {
+				if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+					t.Fatalf("%s is missing; ./build.sh test installs it", missing)
+				}
+				t.Skipf("%s is missing", missing)
+			}
+			d := e.start(t, bin)
+			defer d.close()
+			if err := d.call("WebDriver:SetTimeouts", map[string]any{"script": int(stepTimeout / time.Millisecond)}, nil); err != nil {
+				t.Fatalf("timeouts: %v", err)
+			}
+			if err := d.call("WebDriver:SetWindowRect", map[string]any{"x": 0, "y": 0, "width": 1200, "height": 1000}, nil); err != nil {
+				t.Logf("sizing the window: %v", err)
+			}
+			engineSuite(t, d, want)
+		})
+	}
+}
+
+// wdOpen loads url in a fresh document and waits until the page settles.
+func wdOpen(t *testing.T, d driver, url string) {
+	t.Helper()
+	for _, u := range []string{"about:blank", url} {
+		if err := d.call("WebDriver:Navigate", map[string]any{"url": u}, nil); err != nil {
+			t.Fatalf("opening %s: %v", shorten(u, 200), err)
+		}
+	}
+	wdSettle(t, d, shorten(url, 200))
+}
+
+func wdSettle(t *testing.T, d driver, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := wdWait(ctx, d, settledJS); err != nil {
+		errs, _ := wdEval[[]string](d, "window.headlab ? headlab.errors : ['no window.headlab']")
+		t.Fatalf("%s did not settle: %v; errors %q", what, err, errs)
+	}
+}
+
+func must[T any](t *testing.T, d driver, expr string) T {
+	t.Helper()
+	v, err := wdEval[T](d, expr)
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", shorten(expr, 200), err)
+	}
+	return v
+}
+
+func engineSuite(t *testing.T, d driver, want map[string]string) {
+	for _, l := range engineLinks {
+		wdOpen(t, d, h.base+l)
+		if got := must[string](t, d, factsJSJSON); got != want[l] {
+			t.Errorf("%s: the facts differ from Chromium's:\n got %s\nwant %s", l, shorten(got, 600), shorten(want[l], 600))
+		}
+		if errs := must[[]string](t, d, "headlab.errors"); len(errs) > 0 {
+			t.Errorf("%s: notices %q", l, errs)
+		}
+	}
+
+	// A token dragged with the mouse.
+	wdOpen(t, d, h.base+engineLinks[0])
+	before := must[[]float64](t, d, "headlab.state().tok")
+	must[any](t, d, `document.getElementById("canvas").scrollIntoView({ block: "center" })`)
+	p := must[[2]float64](t, d, pointJS+"(0)")
+	x, y := int(p[0]+0.5), int(p[1]+0.5)
+	drag := map[string]any{"actions": []any{map[string]any{
+		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
+		"actions": []any{
+			map[string]any{"type": "pointerMove", "duration": 0, "x": x, "y": y, "origin": "viewport"},
+			map[string]any{"type": "pointerDown", "button": 0},
+			map[string]any{"type": "pause", "duration": 150},
+			map[string]any{"type": "pointerMove", "duration": 400, "x": x + 40, "y": y + 30, "origin": "viewport"},
+			map[string]any{"type": "pause", "duration": 150},
+			map[string]any{"type": "pointerUp", "button": 0},
+		},
+	}}}
+	if err := d.call("WebDriver:PerformActions", drag, nil); err != nil {
+		t.Fatalf("dragging token 1: %v", err)
+	}
+	_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
+	wdSettle(t, d, "the drag")
+	after := must[[]float64](t, d, "headlab.state().tok")
+	if len(after) < 2 || len(before) < 2 || (after[0] == before[0] && after[1] == before[1]) {
+		t.Errorf("dragging token 1 from (%d, %d) did not move it: %v → %v", x, y, before[:2], after[:min(2, len(after))])
+	}
+
+	// A step with the keyboard.
+	wdOpen(t, d, h.base+engineLinks[2])
+	// A click on the scene's title first: the window takes the keyboard.
+	title := must[[2]float64](t, d, `(() => { const r = document.querySelector(".intro:not([hidden]) h1").getBoundingClientRect(); return [r.left + 10, r.top + r.height / 2]; })()`)
+	click := map[string]any{"actions": []any{map[string]any{
+		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
+		"actions": []any{
+			map[string]any{"type": "pointerMove", "duration": 0, "x": int(title[0]), "y": int(title[1]), "origin": "viewport"},
+			map[string]any{"type": "pointerDown", "button": 0},
+			map[string]any{"type": "pointerUp", "button": 0},
+		},
+	}}}
+	if err := d.call("WebDriver:PerformActions", click, nil); err != nil {
+		t.Fatalf("clicking the title: %v", err)
+	}
+	_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
+	key := map[string]any{"actions": []any{map[string]any{
+		"type": "key", "id": "keyboard",
+		"actions": []any{map[string]any{"type": "keyDown", "value": "\uE014"}, map[string]any{"type": "keyUp", "value": "\uE014"}},
+	}}}
+	if err := d.call("WebDriver:PerformActions", key, nil); err != nil {
+		t.Fatalf("pressing →: %v", err)
+	}
+	_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	if err := wdWait(ctx, d, "headlab.state().step === 6 && location.hash === headlab.link()"); err != nil {
+		t.Errorf("→ did not step the run from 5 to 6: %v (step %v)", err, must[int](t, d, "headlab.state().step"))
+	}
+
+	// A figure exported.
+	png := must[[]int](t, d, `headlab.figure("png").then((b) => [b.length, b[0], b[1], b[2], b[3]])`)
+	if len(png) != 5 || png[0] < 1000 || fmt.Sprint(png[1:]) != "[137 80 78 71]" {
+		t.Errorf("the PNG export is %v", png)
+	}
+
+	// A hostile link: a notice, a safe state, nothing injected.
+	hostile := "#v=1&scene=attention&H=NaN&d=1e308&<script>window.__pwned=1</script>=1&theme=%3Cimg%20src%3Dx%20onerror%3Dwindow.__pwned%3D1%3E"
+	wdOpen(t, d, h.base+hostile)
+	errs := must[[]string](t, d, "headlab.errors")
+	if len(errs) == 0 {
+		t.Errorf("the hostile link %s gave no notice", hostile)
+	}
+	if pwned := must[bool](t, d, "!!window.__pwned || !!document.querySelector('#notice-list script, #notice-list img')"); pwned {
+		t.Error("the hostile link injected markup")
+	}
+	if st := must[map[string]any](t, d, "headlab.state()"); st["scene"] != "attention" || st["theme"] == nil || strings.Contains(fmt.Sprint(st), "<") {
+		t.Errorf("the hostile link left the state %v", st)
+	}
+}
