@@ -352,7 +352,7 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 func scanRange(mu, width []float64) (lo, hi float64) {
 	lo, hi = -7, 7 // beyond, a pole barely moves samples at n = 1…2H
 	for h := range mu {
-		lo, hi = math.Min(lo, mu[h]-3*width[h]), math.Max(hi, mu[h]+3*width[h])
+		lo, hi = math.Min(lo, mu[h]-float64(3*width[h])), math.Max(hi, mu[h]+float64(3*width[h]))
 	}
 	return lo, hi
 }

@@ -131,7 +131,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		prob.resid(p, e)
 		return sumSquares(e)
 	}
-	limit := 1e4*chi(best) + frugalSolution*float64(prob.m)
+	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.m))
 	kept := cands[:1]
 	for _, c := range cands[1:] {
 		if chi(c) <= limit {
