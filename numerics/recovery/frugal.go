@@ -143,10 +143,11 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 // the range the scans search.
 func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
 	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	gr := q.grid(lo, hi)
 	scanned := l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
 		prob := q.problem(l.tick)
 		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+			return levenbergMarquardt(prob, gr.scanPoles(x0), 60)
 		}
 	}, samePoles)
 	return plain.merge(scanned, samePoles)
@@ -161,10 +162,11 @@ const quickStarts = 8
 // decides, the poles are accepted; else the full search runs.
 func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
 	starts = starts[:min(len(starts), quickStarts)]
+	gr := q.grid(lo, hi)
 	newFit := func() fit {
 		prob := q.problem(l.tick)
 		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+			return levenbergMarquardt(prob, gr.scanPoles(x0), 60)
 		}
 	}
 	lb := l.chooseStarts(starts, newFit, samePoles)
@@ -197,20 +199,47 @@ const (
 	scanPoints = 160
 )
 
+// poleGrid is the grid of a coordinate scan over lo…hi for one frugal
+// measurement: every head's term at every grid point and sample,
+// computed once and shared (read only) by the scans of every start.
+type poleGrid struct {
+	q    poleSamples
+	lp   []float64   // the grid's log-poles
+	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g])
+}
+
+// grid returns the scan grid of q over lo…hi.
+func (q poleSamples) grid(lo, hi float64) *poleGrid {
+	hc, m := len(q.r), len(q.n)
+	gr := &poleGrid{q: q, lp: make([]float64, scanPoints), term: make([][]float64, hc)}
+	rhos := make([]float64, scanPoints)
+	for g := range rhos {
+		gr.lp[g] = lo + (hi-lo)*float64(g)/float64(scanPoints-1)
+		rhos[g] = xmath.Exp(gr.lp[g])
+	}
+	for h := range gr.term {
+		t := make([]float64, scanPoints*m)
+		for g, rho := range rhos {
+			for i := 0; i < m; i++ {
+				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
+			}
+		}
+		gr.term[h] = t
+	}
+	return gr
+}
+
 // scanPoles moves the log-poles p0 by coordinate scans: each head's term
 // is a function of its own pole alone, so one head's best value over a
 // grid costs one pass over the samples per grid point. Fits from a
 // start so moved escape the local minima where two heads' poles sit in
 // each other's place.
-func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
+func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
+	q := gr.q
 	hc, m := len(q.r), len(q.n)
 	p := append([]float64(nil), p0...)
 	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
 	base := make([]float64, m)
-	rhos := make([]float64, scanPoints) // the grid's poles
-	for g := range rhos {
-		rhos[g] = xmath.Exp(lo + (hi-lo)*float64(g)/float64(scanPoints-1))
-	}
 	for sweep := 0; sweep < scanSweeps; sweep++ {
 		for h := 0; h < hc; h++ {
 			for i := range base {
@@ -222,18 +251,22 @@ func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
 				}
 				base[i] = y
 			}
-			cost := func(rho float64) float64 {
-				var ss float64
-				for i := range base {
-					e := (base[i] - q.r[h]*q.n[i]/(q.n[i]+rho) - q.y[i]) / q.sigma[i]
-					ss += float64(e * e)
-				}
-				return ss
+			var bestCost float64
+			for i := range base {
+				e := (base[i] - term(h, i, p[h]) - q.y[i]) / q.sigma[i]
+				bestCost += float64(e * e)
 			}
-			best, bestCost := p[h], cost(xmath.Exp(p[h]))
-			for g, rho := range rhos {
-				if c := cost(rho); c < bestCost {
-					best, bestCost = lo+(hi-lo)*float64(g)/float64(scanPoints-1), c
+			best := p[h]
+			th := gr.term[h]
+			for g := range gr.lp {
+				tg := th[g*m : (g+1)*m]
+				var c float64
+				for i := range base {
+					e := (base[i] - tg[i] - q.y[i]) / q.sigma[i]
+					c += float64(e * e)
+				}
+				if c < bestCost {
+					best, bestCost = gr.lp[g], c
 				}
 			}
 			p[h] = best
@@ -336,11 +369,12 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 			}
 		}
 	}
+	gr := q.grid(lo, hi)
 	more := l.chooseStarts(starts, func() fit {
 		prob := q.problem(l.tick)
 		return func(x0 []float64) ([]float64, float64) {
 			p := q.pairScan(x0, lo, hi)
-			p = q.scanPoles(p, lo, hi)
+			p = gr.scanPoles(p)
 			return levenbergMarquardt(prob, p, 60)
 		}
 	}, samePoles)

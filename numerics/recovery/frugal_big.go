@@ -264,9 +264,11 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 	}
 	w := make([]float64, m)
 	ny := make([]*big.Float, m)
+	ww := make([]*big.Float, m) // the weights w², as the normal equations take them
 	for i := range n {
 		w[i] = 1 / (math.Abs(bigFloat64(y[i])) + l.s)
 		ny[i] = num().SetFloat64(n[i])
+		ww[i] = num().SetFloat64(w[i] * w[i])
 	}
 	eps := l.epsX()
 	tmp, den := num(), num()
@@ -289,14 +291,19 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 	}
 	e, worst := resid(rho)
 	jac := make([][]*big.Float, m)
+	for i := range jac {
+		jac[i] = make([]*big.Float, hc)
+		for h := range jac[i] {
+			jac[i][h] = num()
+		}
+	}
 	slow := 0
 	for iter := 0; iter < 40; iter++ {
 		for i := range n {
-			jac[i] = make([]*big.Float, hc)
 			for h := 0; h < hc; h++ {
 				den.Add(ny[i], rho[h])
 				den.Mul(den, den)
-				jac[i][h] = num().Mul(r[h], ny[i])
+				jac[i][h].Mul(r[h], ny[i])
 				jac[i][h].Quo(jac[i][h], den)
 			}
 		}
@@ -306,10 +313,14 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		for g := 0; g < hc; g++ {
 			a[g] = make([]*big.Float, hc)
 			for h := 0; h < hc; h++ {
+				if h < g { // symmetric: a big.Float product is exactly commutative
+					a[g][h] = num().Set(a[h][g])
+					continue
+				}
 				s := num()
 				for i := range n {
 					tmp.Mul(jac[i][g], jac[i][h])
-					tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+					tmp.Mul(tmp, ww[i])
 					s.Add(s, tmp)
 				}
 				a[g][h] = s
@@ -317,7 +328,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 			s := num()
 			for i := range n {
 				tmp.Mul(jac[i][g], e[i])
-				tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+				tmp.Mul(tmp, ww[i])
 				s.Sub(s, tmp)
 			}
 			b[g] = s
