@@ -32,7 +32,7 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 		}
 		counted := false
 		for {
-			p, ok := l.plainFrugal(k, hc, j)
+			p, ok, located := l.plainFrugal(k, hc, j)
 			if ok {
 				for h := 0; h < hc; h++ {
 					x.P[h][i][j] = p[h]
@@ -45,7 +45,9 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 				counted = true
 			}
 			next := len(rf.N) + 1
-			if next >= 2*l.h0 || next > hc+2 {
+			// One more sample can settle two solutions, not a search that
+			// located none: that goes to economy's samples at once.
+			if next >= 2*l.h0 || next > hc+2 || !located {
 				for n := next; n <= 2*l.h0; n++ {
 					l.planned++
 					if err := l.ask(k, n); err != nil {
@@ -68,8 +70,10 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 
 // plainFrugal solves the poles of frugal measurement k of column j at
 // the working precision and records them, or reports that its samples
-// leave them undecided.
-func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
+// leave them undecided. located reports whether the float64 search found
+// poles that explain the rounded samples (false: it found none, and one
+// more sample would not help it).
+func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	x := l.x
 	rf := &l.res.Trace.RFs[k]
 	_, r, vz := l.modelTerms(k, hc)
@@ -96,6 +100,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
+	located = lb.chi2 <= frugalSolution*float64(len(q.n))
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
 	idx := make([]int, len(lb.all))
@@ -113,7 +118,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 	}
 	if len(cands) == 0 {
-		return nil, false
+		return nil, false, located
 	}
 	best := cands[0]
 	for a := 0; a < hc; a++ {
@@ -163,13 +168,16 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 		if !dup {
 			sols, solf = append(sols, rho), append(solf, pf)
+			if len(sols) > 1 {
+				break // two solutions: undecided, whatever the rest give
+			}
 		}
 	}
 	if len(sols) != 1 {
-		return nil, false
+		return nil, false, located
 	}
 	rho := sols[0]
-	p := make([]*big.Float, hc)
+	p = make([]*big.Float, hc)
 	for h := range p {
 		p[h] = bigmath.Log(x.num(), rho[h])
 	}
@@ -204,7 +212,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		bf.pf, bf.rf = append(bf.pf, pf[h]), append(bf.rf, rr[h])
 	}
 	x.fits[k] = bf
-	return p, true
+	return p, true, true
 }
 
 // bigFloat64 rounds v to float64.
