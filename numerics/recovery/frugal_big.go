@@ -48,7 +48,21 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 			// One more sample can settle two solutions, not a search that
 			// located none: that goes to economy's samples at once.
 			if next >= 2*l.h0 || next > hc+2 || !located {
-				for n := next; n <= 2*l.h0; n++ {
+				// With F(0) and C known, 2H − 1 samples determine the RF
+				// as a rational function (economy's fit without its
+				// check sample); the known r_h, H values it does not
+				// use, check it. Only where they do not, economy's
+				// last sample.
+				for n := next; n <= 2*l.h0-1; n++ {
+					l.planned++
+					if err := l.ask(k, n); err != nil {
+						return err
+					}
+				}
+				if hc == l.h0 && len(rf.N) == 2*hc-1 && l.plainFrugalRational(k, hc, j, rs) {
+					break
+				}
+				for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
 					l.planned++
 					if err := l.ask(k, n); err != nil {
 						return err
@@ -66,6 +80,45 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 		}
 	}
 	return nil
+}
+
+// plainFrugalRational fits frugal measurement k of column j, asked at
+// n = 1…2H−1, as economy does (rational.FitBig with C and F(0) known:
+// 2H values for the 2H poles and residues) and accepts the fit only
+// where the known r_h label its residues as economy demands of its own
+// (decidedPlain): H checks the interpolation does not use. Otherwise it
+// reports false and leaves the measurement to economy's samples.
+func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	_, r, vz := l.modelTerms(k, hc)
+	f0, sr := x.num(), x.num()
+	for h := 0; h < hc; h++ {
+		f0.Add(f0, vz[h])
+		sr.Add(sr, r[h])
+	}
+	c := x.num().Sub(f0, sr)
+	bf, err := l.fitBig(k, hc, false, c, f0)
+	if err != nil || len(bf.p) != hc {
+		return false
+	}
+	cost := make([][]float64, hc)
+	for h := range cost {
+		rh, _ := r[h].Float64()
+		cost[h] = make([]float64, hc)
+		for b := range cost[h] {
+			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
+		}
+	}
+	perm, miss, rival := decide(cost)
+	if !decidedPlain(miss, rival) {
+		return false
+	}
+	rf.Heads = inverse(perm)
+	for h, b := range perm {
+		x.P[h][rf.I][j] = bf.p[b]
+	}
+	return true
 }
 
 // plainFrugal solves the poles of frugal measurement k of column j at
