@@ -142,15 +142,24 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 // all the fits as a labelling (best and best distinct rival). lo…hi is
 // the range the scans search.
 func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	return l.scannedPoles(q, starts, lo, hi).merge(l.plainPoles(q, starts), samePoles)
+}
+
+// plainPoles fits the log-poles of q from every start as it is.
+func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
+	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// scannedPoles fits the log-poles of q from the first scannedStarts
+// starts, each first moved by coordinate scans over lo…hi.
+func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
 	gr := q.grid(lo, hi)
-	scanned := l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
+	return l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
 		prob := q.problem(l.tick)
 		return func(x0 []float64) ([]float64, float64) {
 			return levenbergMarquardt(prob, gr.scanPoles(x0), 60)
 		}
 	}, samePoles)
-	return plain.merge(scanned, samePoles)
 }
 
 // quickStarts is how many starts the quick search takes.
@@ -431,9 +440,15 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 	for {
 		q := l.frugalSamples(k, f0, rr)
 		lo, hi := scanRange(mu, width)
-		lb := l.quickPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		starts := l.poleStarts(k, mu, width, extra)
+		lb := l.quickPoles(q, starts, lo, hi)
+		// The scanned starts of the full search first, its plain starts
+		// only where those leave the poles undecided.
 		if !frugalAccept(lb, len(q.n)) {
-			lb = lb.merge(l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi), samePoles)
+			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.plainPoles(q, starts), samePoles)
 		}
 		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
 			// With F(0), the samples determine the RF as a rational
