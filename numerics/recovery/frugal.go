@@ -3,6 +3,7 @@ package recovery
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"headlab/numerics/internal/stopping"
@@ -153,13 +154,37 @@ func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
 // scannedPoles fits the log-poles of q from the first scannedStarts
 // starts, each first moved by coordinate scans over lo…hi.
 func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	gr := q.grid(lo, hi)
-	return l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, gr.scanPoles(x0), 60)
+	return l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), scannedStarts)])
+}
+
+// fitScanned moves every start by coordinate scans on gr and fits the
+// log-poles of q from it. Scans from different starts often end on the
+// same grid point: each distinct scanned point is fitted once, and its
+// fit stands for every start that reached it (the same fits as one fit
+// per start, bit for bit).
+func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
+	var uniq [][]float64
+	at := make([]int, len(starts))
+	for i, s := range starts {
+		p := gr.scanPoles(s)
+		at[i] = -1
+		for u, v := range uniq {
+			if slices.Equal(p, v) {
+				at[i] = u
+				break
+			}
 		}
-	}, samePoles)
+		if at[i] < 0 {
+			at[i] = len(uniq)
+			uniq = append(uniq, p)
+		}
+	}
+	lb := l.chooseStarts(uniq, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
+	for i, u := range at {
+		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
+	}
+	return pick(xs, cs, samePoles)
 }
 
 // quickStarts is how many starts the quick search takes.
@@ -170,15 +195,7 @@ const quickStarts = 8
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
 func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	starts = starts[:min(len(starts), quickStarts)]
-	gr := q.grid(lo, hi)
-	newFit := func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, gr.scanPoles(x0), 60)
-		}
-	}
-	lb := l.chooseStarts(starts, newFit, samePoles)
+	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
 	if lb.x == nil {
 		return lb
 	}
