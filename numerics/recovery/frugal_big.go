@@ -21,8 +21,10 @@ import (
 const frugalPolishes = 8
 
 // plainFrugalColumn learns column j in frugal mode: each measurement is
-// asked with n = 1…H+1 and solved before the next (one more sample, then
-// economy's samples and fit, where its poles stay undecided).
+// asked with n = 1…H+1 and solved before the next. Where its poles stay
+// undecided it gets one more sample (only if the search located poles at
+// all), then samples up to 2H − 1 and economy's fit checked by the known
+// r_h (plainFrugalRational), then economy's last sample and fit.
 func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 	x := l.x
 	for i := 0; i < l.d; i++ {
