@@ -164,10 +164,16 @@ func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64
 // fit stands for every start that reached it (the same fits as one fit
 // per start, bit for bit).
 func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
+	return l.fitMoved(q, starts, gr.scanPoles)
+}
+
+// fitMoved moves every start by move and fits the log-poles of q from
+// it, each distinct moved point once (as fitScanned).
+func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) labelling {
 	var uniq [][]float64
 	at := make([]int, len(starts))
 	for i, s := range starts {
-		p := gr.scanPoles(s)
+		p := move(s)
 		at[i] = -1
 		for u, v := range uniq {
 			if slices.Equal(p, v) {
@@ -397,14 +403,7 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 		}
 	}
 	gr := q.grid(lo, hi)
-	more := l.chooseStarts(starts, func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			p := q.pairScan(x0, lo, hi)
-			p = gr.scanPoles(p)
-			return levenbergMarquardt(prob, p, 60)
-		}
-	}, samePoles)
+	more := l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
 	return lb.merge(more, samePoles)
 }
 
