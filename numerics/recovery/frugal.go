@@ -3,6 +3,7 @@ package recovery
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"headlab/numerics/internal/stopping"
@@ -25,7 +26,8 @@ import (
 // fit comes close (decided). Otherwise the measurement gets the sample
 // n = H+2, then economy's samples up to n = 2H and economy's labelling
 // (with its links): more queries, counted in Result.Fallbacks, never a
-// guess.
+// guess. (Extended precision's ladder, frugal_big.go, may stop at
+// n = 2H − 1.)
 
 // frugalSolution is the largest χ² per sample, under the noise model,
 // of a fit that counts as explaining a frugal measurement's samples:
@@ -142,14 +144,54 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 // all the fits as a labelling (best and best distinct rival). lo…hi is
 // the range the scans search.
 func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	plain := l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
-	scanned := l.chooseStarts(starts[:min(len(starts), scannedStarts)], func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
+	return l.scannedPoles(q, starts, lo, hi).merge(l.plainPoles(q, starts), samePoles)
+}
+
+// plainPoles fits the log-poles of q from every start as it is.
+func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
+	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// scannedPoles fits the log-poles of q from the first scannedStarts
+// starts, each first moved by coordinate scans over lo…hi.
+func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	return l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), scannedStarts)])
+}
+
+// fitScanned moves every start by coordinate scans on gr and fits the
+// log-poles of q from it. Scans from different starts often end on the
+// same grid point: each distinct scanned point is fitted once, and its
+// fit stands for every start that reached it (the same fits as one fit
+// per start, bit for bit).
+func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
+	return l.fitMoved(q, starts, gr.scanPoles)
+}
+
+// fitMoved moves every start by move and fits the log-poles of q from
+// it, each distinct moved point once (as fitScanned).
+func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) labelling {
+	var uniq [][]float64
+	at := make([]int, len(starts))
+	for i, s := range starts {
+		p := move(s)
+		at[i] = -1
+		for u, v := range uniq {
+			if slices.Equal(p, v) {
+				at[i] = u
+				break
+			}
 		}
-	}, samePoles)
-	return plain.merge(scanned, samePoles)
+		if at[i] < 0 {
+			at[i] = len(uniq)
+			uniq = append(uniq, p)
+		}
+	}
+	lb := l.chooseStarts(uniq, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
+	for i, u := range at {
+		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
+	}
+	return pick(xs, cs, samePoles)
 }
 
 // quickStarts is how many starts the quick search takes.
@@ -160,14 +202,7 @@ const quickStarts = 8
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
 func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	starts = starts[:min(len(starts), quickStarts)]
-	newFit := func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			return levenbergMarquardt(prob, q.scanPoles(x0, lo, hi), 60)
-		}
-	}
-	lb := l.chooseStarts(starts, newFit, samePoles)
+	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
 	if lb.x == nil {
 		return lb
 	}
@@ -197,20 +232,47 @@ const (
 	scanPoints = 160
 )
 
+// poleGrid is the grid of a coordinate scan over lo…hi for one frugal
+// measurement: every head's term at every grid point and sample,
+// computed once and shared (read only) by the scans of every start.
+type poleGrid struct {
+	q    poleSamples
+	lp   []float64   // the grid's log-poles
+	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g])
+}
+
+// grid returns the scan grid of q over lo…hi.
+func (q poleSamples) grid(lo, hi float64) *poleGrid {
+	hc, m := len(q.r), len(q.n)
+	gr := &poleGrid{q: q, lp: make([]float64, scanPoints), term: make([][]float64, hc)}
+	rhos := make([]float64, scanPoints)
+	for g := range rhos {
+		gr.lp[g] = lo + (hi-lo)*float64(g)/float64(scanPoints-1)
+		rhos[g] = xmath.Exp(gr.lp[g])
+	}
+	for h := range gr.term {
+		t := make([]float64, scanPoints*m)
+		for g, rho := range rhos {
+			for i := 0; i < m; i++ {
+				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
+			}
+		}
+		gr.term[h] = t
+	}
+	return gr
+}
+
 // scanPoles moves the log-poles p0 by coordinate scans: each head's term
 // is a function of its own pole alone, so one head's best value over a
 // grid costs one pass over the samples per grid point. Fits from a
 // start so moved escape the local minima where two heads' poles sit in
 // each other's place.
-func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
+func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
+	q := gr.q
 	hc, m := len(q.r), len(q.n)
 	p := append([]float64(nil), p0...)
 	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
 	base := make([]float64, m)
-	rhos := make([]float64, scanPoints) // the grid's poles
-	for g := range rhos {
-		rhos[g] = xmath.Exp(lo + (hi-lo)*float64(g)/float64(scanPoints-1))
-	}
 	for sweep := 0; sweep < scanSweeps; sweep++ {
 		for h := 0; h < hc; h++ {
 			for i := range base {
@@ -222,18 +284,22 @@ func (q poleSamples) scanPoles(p0 []float64, lo, hi float64) []float64 {
 				}
 				base[i] = y
 			}
-			cost := func(rho float64) float64 {
-				var ss float64
-				for i := range base {
-					e := (base[i] - q.r[h]*q.n[i]/(q.n[i]+rho) - q.y[i]) / q.sigma[i]
-					ss += float64(e * e)
-				}
-				return ss
+			var bestCost float64
+			for i := range base {
+				e := (base[i] - term(h, i, p[h]) - q.y[i]) / q.sigma[i]
+				bestCost += float64(e * e)
 			}
-			best, bestCost := p[h], cost(xmath.Exp(p[h]))
-			for g, rho := range rhos {
-				if c := cost(rho); c < bestCost {
-					best, bestCost = lo+(hi-lo)*float64(g)/float64(scanPoints-1), c
+			best := p[h]
+			th := gr.term[h]
+			for g := range gr.lp {
+				tg := th[g*m : (g+1)*m]
+				var c float64
+				for i := range base {
+					e := (base[i] - tg[i] - q.y[i]) / q.sigma[i]
+					c += float64(e * e)
+				}
+				if c < bestCost {
+					best, bestCost = gr.lp[g], c
 				}
 			}
 			p[h] = best
@@ -336,14 +402,8 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 			}
 		}
 	}
-	more := l.chooseStarts(starts, func() fit {
-		prob := q.problem(l.tick)
-		return func(x0 []float64) ([]float64, float64) {
-			p := q.pairScan(x0, lo, hi)
-			p = q.scanPoles(p, lo, hi)
-			return levenbergMarquardt(prob, p, 60)
-		}
-	}, samePoles)
+	gr := q.grid(lo, hi)
+	more := l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
 	return lb.merge(more, samePoles)
 }
 
@@ -397,9 +457,15 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 	for {
 		q := l.frugalSamples(k, f0, rr)
 		lo, hi := scanRange(mu, width)
-		lb := l.quickPoles(q, l.poleStarts(k, mu, width, extra), lo, hi)
+		starts := l.poleStarts(k, mu, width, extra)
+		lb := l.quickPoles(q, starts, lo, hi)
+		// The scanned starts of the full search first, its plain starts
+		// only where those leave the poles undecided.
 		if !frugalAccept(lb, len(q.n)) {
-			lb = lb.merge(l.searchPoles(q, l.poleStarts(k, mu, width, extra), lo, hi), samePoles)
+			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.plainPoles(q, starts), samePoles)
 		}
 		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
 			// With F(0), the samples determine the RF as a rational

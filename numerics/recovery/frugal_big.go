@@ -21,8 +21,10 @@ import (
 const frugalPolishes = 8
 
 // plainFrugalColumn learns column j in frugal mode: each measurement is
-// asked with n = 1…H+1 and solved before the next (one more sample, then
-// economy's samples and fit, where its poles stay undecided).
+// asked with n = 1…H+1 and solved before the next. Where its poles stay
+// undecided it gets one more sample (only if the search located poles at
+// all), then samples up to 2H − 1 and economy's fit checked by the known
+// r_h (plainFrugalRational), then economy's last sample and fit.
 func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 	x := l.x
 	for i := 0; i < l.d; i++ {
@@ -32,7 +34,7 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 		}
 		counted := false
 		for {
-			p, ok := l.plainFrugal(k, hc, j)
+			p, ok, located := l.plainFrugal(k, hc, j)
 			if ok {
 				for h := 0; h < hc; h++ {
 					x.P[h][i][j] = p[h]
@@ -45,8 +47,24 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 				counted = true
 			}
 			next := len(rf.N) + 1
-			if next >= 2*l.h0 || next > hc+2 {
-				for n := next; n <= 2*l.h0; n++ {
+			// One more sample can settle two solutions, not a search that
+			// located none: that goes to economy's samples at once.
+			if next >= 2*l.h0 || next > hc+2 || !located {
+				// With F(0) and C known, 2H − 1 samples determine the RF
+				// as a rational function (economy's fit without its
+				// check sample); the known r_h, H values it does not
+				// use, check it. Only where they do not, economy's
+				// last sample.
+				for n := next; n <= 2*l.h0-1; n++ {
+					l.planned++
+					if err := l.ask(k, n); err != nil {
+						return err
+					}
+				}
+				if hc == l.h0 && len(rf.N) == 2*hc-1 && l.plainFrugalRational(k, hc, j, rs) {
+					break
+				}
+				for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
 					l.planned++
 					if err := l.ask(k, n); err != nil {
 						return err
@@ -66,10 +84,51 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 	return nil
 }
 
+// plainFrugalRational fits frugal measurement k of column j, asked at
+// n = 1…2H−1, as economy does (rational.FitBig with C and F(0) known:
+// 2H values for the 2H poles and residues) and accepts the fit only
+// where the known r_h label its residues as economy demands of its own
+// (decidedPlain): H checks the interpolation does not use. Otherwise it
+// reports false and leaves the measurement to economy's samples.
+func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	_, r, vz := l.modelTerms(k, hc)
+	f0, sr := x.num(), x.num()
+	for h := 0; h < hc; h++ {
+		f0.Add(f0, vz[h])
+		sr.Add(sr, r[h])
+	}
+	c := x.num().Sub(f0, sr)
+	bf, err := l.fitBig(k, hc, false, c, f0)
+	if err != nil || len(bf.p) != hc {
+		return false
+	}
+	cost := make([][]float64, hc)
+	for h := range cost {
+		rh, _ := r[h].Float64()
+		cost[h] = make([]float64, hc)
+		for b := range cost[h] {
+			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
+		}
+	}
+	perm, miss, rival := decide(cost)
+	if !decidedPlain(miss, rival) {
+		return false
+	}
+	rf.Heads = inverse(perm)
+	for h, b := range perm {
+		x.P[h][rf.I][j] = bf.p[b]
+	}
+	return true
+}
+
 // plainFrugal solves the poles of frugal measurement k of column j at
 // the working precision and records them, or reports that its samples
-// leave them undecided.
-func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
+// leave them undecided. located reports whether the float64 search found
+// poles that explain the rounded samples (false: it found none, and one
+// more sample would not help it).
+func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	x := l.x
 	rf := &l.res.Trace.RFs[k]
 	_, r, vz := l.modelTerms(k, hc)
@@ -96,6 +155,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
+	located = lb.chi2 <= frugalSolution*float64(len(q.n))
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
 	idx := make([]int, len(lb.all))
@@ -113,7 +173,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 	}
 	if len(cands) == 0 {
-		return nil, false
+		return nil, false, located
 	}
 	best := cands[0]
 	for a := 0; a < hc; a++ {
@@ -163,13 +223,16 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		}
 		if !dup {
 			sols, solf = append(sols, rho), append(solf, pf)
+			if len(sols) > 1 {
+				break // two solutions: undecided, whatever the rest give
+			}
 		}
 	}
 	if len(sols) != 1 {
-		return nil, false
+		return nil, false, located
 	}
 	rho := sols[0]
-	p := make([]*big.Float, hc)
+	p = make([]*big.Float, hc)
 	for h := range p {
 		p[h] = bigmath.Log(x.num(), rho[h])
 	}
@@ -204,7 +267,7 @@ func (l *learner) plainFrugal(k, hc, j int) ([]*big.Float, bool) {
 		bf.pf, bf.rf = append(bf.pf, pf[h]), append(bf.rf, rr[h])
 	}
 	x.fits[k] = bf
-	return p, true
+	return p, true, true
 }
 
 // bigFloat64 rounds v to float64.
@@ -264,9 +327,11 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 	}
 	w := make([]float64, m)
 	ny := make([]*big.Float, m)
+	ww := make([]*big.Float, m) // the weights w², as the normal equations take them
 	for i := range n {
 		w[i] = 1 / (math.Abs(bigFloat64(y[i])) + l.s)
 		ny[i] = num().SetFloat64(n[i])
+		ww[i] = num().SetFloat64(w[i] * w[i])
 	}
 	eps := l.epsX()
 	tmp, den := num(), num()
@@ -289,14 +354,19 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 	}
 	e, worst := resid(rho)
 	jac := make([][]*big.Float, m)
+	for i := range jac {
+		jac[i] = make([]*big.Float, hc)
+		for h := range jac[i] {
+			jac[i][h] = num()
+		}
+	}
 	slow := 0
 	for iter := 0; iter < 40; iter++ {
 		for i := range n {
-			jac[i] = make([]*big.Float, hc)
 			for h := 0; h < hc; h++ {
 				den.Add(ny[i], rho[h])
 				den.Mul(den, den)
-				jac[i][h] = num().Mul(r[h], ny[i])
+				jac[i][h].Mul(r[h], ny[i])
 				jac[i][h].Quo(jac[i][h], den)
 			}
 		}
@@ -306,10 +376,14 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		for g := 0; g < hc; g++ {
 			a[g] = make([]*big.Float, hc)
 			for h := 0; h < hc; h++ {
+				if h < g { // symmetric: a big.Float product is exactly commutative
+					a[g][h] = num().Set(a[h][g])
+					continue
+				}
 				s := num()
 				for i := range n {
 					tmp.Mul(jac[i][g], jac[i][h])
-					tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+					tmp.Mul(tmp, ww[i])
 					s.Add(s, tmp)
 				}
 				a[g][h] = s
@@ -317,7 +391,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 			s := num()
 			for i := range n {
 				tmp.Mul(jac[i][g], e[i])
-				tmp.Mul(tmp, num().SetFloat64(w[i]*w[i]))
+				tmp.Mul(tmp, ww[i])
 				s.Sub(s, tmp)
 			}
 			b[g] = s
