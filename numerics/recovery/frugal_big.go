@@ -85,35 +85,16 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 }
 
 // plainFrugalRational fits frugal measurement k of column j, asked at
-// n = 1…2H−1, as economy does (rational.FitBig with C and F(0) known:
-// 2H values for the 2H poles and residues) and accepts the fit only
+// n = 1…2H−1, as economy does (fitKnown: C and F(0) known, 2H values for
+// the 2H poles and residues) and accepts the fit only
 // where the known r_h label its residues as economy demands of its own
 // (decidedPlain): H checks the interpolation does not use. Otherwise it
 // reports false and leaves the measurement to economy's samples.
 func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 	x := l.x
 	rf := &l.res.Trace.RFs[k]
-	_, r, vz := l.modelTerms(k, hc)
-	f0, sr := x.num(), x.num()
-	for h := 0; h < hc; h++ {
-		f0.Add(f0, vz[h])
-		sr.Add(sr, r[h])
-	}
-	c := x.num().Sub(f0, sr)
-	bf, err := l.fitBig(k, hc, false, c, f0)
-	if err != nil || len(bf.p) != hc {
-		return false
-	}
-	cost := make([][]float64, hc)
-	for h := range cost {
-		rh, _ := r[h].Float64()
-		cost[h] = make([]float64, hc)
-		for b := range cost[h] {
-			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
-		}
-	}
-	perm, miss, rival := decide(cost)
-	if !decidedPlain(miss, rival) {
+	bf, perm, miss, rival, err := l.fitKnown(k, hc, rs)
+	if err != nil || !decidedPlain(miss, rival) {
 		return false
 	}
 	rf.Heads = inverse(perm)

@@ -382,12 +382,12 @@ func (l *learner) plainColumn(hc, j int) error {
 	return nil
 }
 
-// plainKnown fits RF k of column j with the known constant and F(0) and
-// labels its poles by the known values r_h (plainColumn); a measurement's
-// log-poles become P_h[i][j].
-func (l *learner) plainKnown(k, hc, j int, rs float64) error {
+// fitKnown fits RF k with hc poles, its constant and F(0) known from the
+// values found so far (C = F(0) − Σ_h r_h), and matches its residues to
+// the known r_h, scaled by rs (decide): perm[h] is head h's pole in bf,
+// with the misfit of that labelling and of its best rival.
+func (l *learner) fitKnown(k, hc int, rs float64) (bf *bigFit, perm []int, miss, rival float64, err error) {
 	x := l.x
-	rf := &l.res.Trace.RFs[k]
 	_, r, vz := l.modelTerms(k, hc)
 	f0, sr := x.num(), x.num()
 	for h := 0; h < hc; h++ {
@@ -395,9 +395,11 @@ func (l *learner) plainKnown(k, hc, j int, rs float64) error {
 		sr.Add(sr, r[h])
 	}
 	c := x.num().Sub(f0, sr)
-	bf, err := l.fitBig(k, hc, false, c, f0)
-	if err != nil {
-		return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
+	if bf, err = l.fitBig(k, hc, false, c, f0); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if len(bf.p) != hc {
+		return nil, nil, 0, 0, fmt.Errorf("recovery: the fit has %d poles for %d heads", len(bf.p), hc)
 	}
 	cost := make([][]float64, hc)
 	for h := range cost {
@@ -407,7 +409,20 @@ func (l *learner) plainKnown(k, hc, j int, rs float64) error {
 			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
 		}
 	}
-	perm, miss, rival := decide(cost)
+	perm, miss, rival = decide(cost)
+	return bf, perm, miss, rival, nil
+}
+
+// plainKnown fits RF k of column j with the known constant and F(0) and
+// labels its poles by the known values r_h (plainColumn); a measurement's
+// log-poles become P_h[i][j].
+func (l *learner) plainKnown(k, hc, j int, rs float64) error {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	bf, perm, miss, rival, err := l.fitKnown(k, hc, rs)
+	if err != nil {
+		return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
+	}
 	if !decidedPlain(miss, rival) {
 		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
 	}
