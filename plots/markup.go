@@ -132,9 +132,9 @@ func (m markup) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 	if txt == "" {
 		return
 	}
-	if tc, ok := underlying(c).(*texCanvas); ok {
-		m.drawTeX(tc, txt, sty, pt)
-		return
+	tc, tex := underlying(c).(*texCanvas)
+	if tex {
+		c = tc
 	}
 	ext := m.Extents(sty.Font)
 	c.SetColor(sty.Color)
@@ -149,11 +149,14 @@ func (m markup) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
 	lines := m.Lines(txt)
 	pt.Y += sty.Height(txt)*vg.Length(sty.YAlign) - ext.Ascent
 	for i, line := range lines {
-		runs := parse(line)
 		w, _, _ := m.Box(line, sty.Font)
 		x := pt.X + vg.Length(sty.XAlign)*w
 		y := pt.Y + vg.Length(len(lines)-i)*sty.Font.Size
-		for _, r := range runs {
+		if tex {
+			m.lineTeX(tc, line, sty, x, w, y)
+			continue
+		}
+		for _, r := range parse(line) {
 			f := m.face(sty.Font, r)
 			c.FillString(f, vg.Point{X: x, Y: y + offset(sty.Font, r)}, r.s)
 			x += advance(f, r.s)

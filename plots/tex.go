@@ -3,7 +3,6 @@ package plots
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strings"
 
 	"gonum.org/v1/plot/text"
@@ -19,47 +18,24 @@ type texCanvas struct {
 	*vgtex.Canvas
 }
 
-// drawTeX writes a label to a TeX canvas: each line one \pgftext whose
-// content is a zero-width box aligned left, centred or right on the anchor,
-// so the alignment is exact whatever the widths LaTeX's fonts give.
-// vgtex centres the text it is given on p.X + Width/2 (Width measured in
-// the layout's font), so p.X is set to anchor − Width/2.
-func (m markup) drawTeX(c *texCanvas, txt string, sty text.Style, pt vg.Point) {
-	ext := m.Extents(sty.Font)
-	c.SetColor(sty.Color)
-	if sty.Rotation != 0 {
-		c.Push()
-		c.Rotate(sty.Rotation)
-	}
-	sin64, cos64 := math.Sincos(sty.Rotation)
-	cos, sin := vg.Length(cos64), vg.Length(sin64)
-	pt.X, pt.Y = pt.Y*sin+pt.X*cos, pt.Y*cos-pt.X*sin
-	lines := m.Lines(txt)
-	pt.Y += sty.Height(txt)*vg.Length(sty.YAlign) - ext.Ascent
-	align := "l"
+// lineTeX writes a line of a label to a TeX canvas (markup.Draw places
+// it: x is where the line starts, w its width in the layout's font, y its
+// baseline): one \pgftext whose content is a zero-width box aligned left,
+// centred or right on the anchor, so the alignment is exact whatever the
+// widths LaTeX's fonts give. vgtex centres the text it is given on
+// p.X + Width/2 (Width measured in the layout's font), so p.X is set to
+// anchor − Width/2.
+func (m markup) lineTeX(c *texCanvas, line string, sty text.Style, x, w, y vg.Length) {
+	align, anchor := "l", x
 	switch {
 	case sty.XAlign <= -0.75:
-		align = "r"
+		align, anchor = "r", x+w
 	case sty.XAlign <= -0.25:
-		align = "c"
+		align, anchor = "c", x+w/2
 	}
 	face := m.fonts.Lookup(sty.Font, sty.Font.Size)
-	for i, line := range lines {
-		w, _, _ := m.Box(line, sty.Font)
-		anchor := pt.X + vg.Length(sty.XAlign)*w
-		switch align {
-		case "c":
-			anchor += w / 2
-		case "r":
-			anchor += w
-		}
-		y := pt.Y + vg.Length(len(lines)-i)*sty.Font.Size
-		s := `\makebox[0pt][` + align + `]{` + TeXLabel(line) + `}`
-		c.FillString(face, vg.Point{X: anchor - face.Width(s)/2, Y: y}, s)
-	}
-	if sty.Rotation != 0 {
-		c.Pop()
-	}
+	s := `\makebox[0pt][` + align + `]{` + TeXLabel(line) + `}`
+	c.FillString(face, vg.Point{X: anchor - face.Width(s)/2, Y: y}, s)
 }
 
 // texHeader is written before a figure's PGF code: what it is, the link
