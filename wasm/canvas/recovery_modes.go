@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"sort"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -91,18 +90,10 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		{func(w int) int { return recovery.EconomyQueries(H, w) }, th.HeadColor(1)},
 		{func(w int) int { return recovery.PaperQueries(H, w) }, th.HeadColor(0)},
 	}
-	// Each curve's name under its end, pushed down where it would overlap
-	// the name above (the counts at d = MaxD are close for frugal and
-	// economy).
-	labelY := make([]float64, len(series))
-	order := make([]int, len(series))
-	for i, s := range series {
-		labelY[i], order[i] = py(s.f(maxD))+6*u, i
-	}
-	sort.Slice(order, func(a, b int) bool { return labelY[order[a]] < labelY[order[b]] })
-	for k := 1; k < len(order); k++ {
-		labelY[order[k]] = math.Max(labelY[order[k]], labelY[order[k-1]]+bh)
-	}
+	// The curves' names, top-left, in the curves' order from the top: the
+	// curves rise from d = 1, so the corner stays clear of them, where names
+	// at the curves' ends would lie across the close ones (frugal, economy).
+	legendY := plot.Y + 4*u + bh
 	for i, s := range series {
 		for w := 1; w < maxD; w++ {
 			r.smooth.line(px(w), py(s.f(w)), px(w+1), py(s.f(w+1)), 3*u, s.c)
@@ -110,8 +101,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		for w := 1; w <= maxD; w++ {
 			r.smooth.disc(px(w), py(s.f(w)), 3.5*u, s.c)
 		}
-		lbl := rows[i].name
-		r.lab.put(screen, &r.text, lbl, px(maxD)-widthOf(&r.text, lbl), labelY[i], s.c)
+		r.lab.put(screen, &r.text, rows[i].name, plot.X+8*u, legendY+float64(len(series)-1-i)*bh, s.c)
 	}
 	r.top.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-widthOf(&r.text, "token width d"), plot.Y+plot.H+4*u+bh, mc)

@@ -115,7 +115,8 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		axisName += ", scale sign(n)·log(1+|n|)"
 	}
 	r.plotFrame(screen, plot, axisName, th) // the shading and the grid under the frame
-	r.under.put(dst, &r.text, "n < 0: no queries here; the poles −ρ lie here", plot.X+6*u, plot.Y+4*u, mc)
+	const negLabel = "n < 0: no queries here; the poles −ρ lie here"
+	r.under.put(dst, &r.text, negLabel, plot.X+6*u, plot.Y+4*u, mc)
 
 	if v.Fitted {
 		fit := rf.Fit
@@ -157,7 +158,11 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	} else {
 		need := len(rf.N) - v.Taken
 		msg := fmt.Sprintf("fit once all %d samples are in: %d more", len(rf.N), need)
-		r.under.put(dst, &r.text, msg, plot.X+plot.W-widthOf(&r.text, msg)-8*u, plot.Y+4*u, mc)
+		mx, my := plot.X+plot.W-widthOf(&r.text, msg)-8*u, plot.Y+4*u
+		if mx < plot.X+6*u+widthOf(&r.text, negLabel)+12*u {
+			my += lineHeight(&r.text) // below the n < 0 label, which it would overlap
+		}
+		r.under.put(dst, &r.text, msg, mx, my, mc)
 	}
 	// The samples taken so far; the current one ringed.
 	for i := 0; i < v.Taken; i++ {
