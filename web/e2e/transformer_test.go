@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -107,7 +104,8 @@ func TestTransformer(t *testing.T) {
 	if end.Error == nil || !(*end.Error < 1e-20) || end.Equivalent == nil || !*end.Equivalent {
 		t.Errorf("error %v, equivalent %v: want a held-out |ΔF| below 1e-20 and equivalence", end.Error, end.Equivalent)
 	}
-	shoot(tb, "transformer-end")
+	tb.frames(5) // the canvas has drawn the step
+	tb.shoot("transformer-end")
 
 	zero := transformerOpen(tb, transformerBase+"&step=0")
 	if zero.Step != 0 || zero.Queries != 0 || zero.Units != 0 || zero.Error != nil || zero.Phase != "" {
@@ -118,12 +116,14 @@ func TestTransformer(t *testing.T) {
 	if mid.Step != midStep || mid.Queries <= 0 || mid.Queries >= end.Queries || mid.HeadQueries+mid.UnitQueries != mid.Queries || mid.Error != nil {
 		t.Errorf("step %d: %+v", midStep, mid)
 	}
-	shoot(tb, "transformer-phase-b")
+	tb.frames(5) // the canvas has drawn the step
+	tb.shoot("transformer-phase-b")
 	a := transformerOpen(tb, transformerBase+"&step=20")
 	if a.Phase != "heads" || a.UnitQueries != 0 || a.HeadQueries <= 0 {
 		t.Errorf("step 20 is in phase A: %+v", a)
 	}
-	shoot(tb, "transformer-phase-a")
+	tb.frames(5) // the canvas has drawn the step
+	tb.shoot("transformer-phase-a")
 
 	// The arrow keys step, the link follows.
 	transformerOpen(tb, transformerBase+"&step=40")
@@ -157,7 +157,8 @@ func TestTransformer(t *testing.T) {
 	if res.Error == nil || res.Equivalent == nil || res.Queries != end.Queries || res.Units != end.Units {
 		t.Errorf("the result view: %+v", res)
 	}
-	shoot(tb, "transformer-result")
+	tb.frames(5) // the canvas has drawn the step
+	tb.shoot("transformer-result")
 
 	// The run at the page's limits, timed in the worker (logged, not
 	// asserted: the machine may be busy).
@@ -190,22 +191,4 @@ func TestTransformer(t *testing.T) {
 	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString("#v=1&scene=transformer&H=2&d=3&m=3&K=12&seed=1")))
 	tb.waitFor("a notice naming K", `headlab.errors.some((e) => String(e).includes("K up to 8") || String(e).includes("maximum 8"))`)
 	tb.takeProblems()
-}
-
-// shoot writes a screenshot of the page to $HEADLAB_SHOTS/name.png when
-// that is set.
-func shoot(tb *tab, name string) {
-	dir := os.Getenv("HEADLAB_SHOTS")
-	if dir == "" {
-		return
-	}
-	tb.frames(5)
-	res, err := chromedp.Call(tb.ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{})
-	if err != nil {
-		tb.tb.Fatalf("screenshot: %v", err)
-	}
-	buf := res.Data
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644); err != nil {
-		tb.tb.Fatal(err)
-	}
 }
