@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -21,9 +22,10 @@ var engineLinks = []string{
 }
 
 // factsJSJSON is the view's facts as JSON, without timings (keys ending
-// in Ms), which differ from run to run; every other number must be the
-// same bits in every engine.
-const factsJSJSON = `JSON.stringify(headlab.facts(), (k, v) => (/Ms$/.test(k) ? undefined : v))`
+// in Ms or Ns, and the atoms scene's timed, which turns true when its
+// timing run ends, at its own moment in each engine): they differ from
+// run to run; every other number must be the same bits in every engine.
+const factsJSJSON = `JSON.stringify(headlab.facts(), (k, v) => (/(Ms|Ns)$|^timed$/.test(k) ? undefined : v))`
 
 const settledJS = `window.headlab && headlab.ready === true && !headlab.facts().computing && location.hash === headlab.link()`
 
@@ -71,6 +73,14 @@ func TestEngines(t *testing.T) {
 		tb.load(h.base + l)
 		tb.waitSettled(l)
 		want[l] = eval[string](tb, factsJSJSON)
+		for deadline := time.Now().Add(readyTimeout); ; {
+			time.Sleep(300 * time.Millisecond) // two reads that agree: the facts have stopped changing
+			cur := eval[string](tb, factsJSJSON)
+			if cur == want[l] || time.Now().After(deadline) {
+				break
+			}
+			want[l] = cur
+		}
 	}
 	tb.close()
 	for _, e := range engines {
@@ -116,6 +126,26 @@ func wdSettle(t *testing.T, d driver, what string) {
 	}
 }
 
+// wdStable returns the value of a JavaScript expression (a string) once two
+// reads 300 ms apart agree: a state that has stopped changing, waited for
+// with the suite's generous deadline.
+func wdStable(t *testing.T, d driver, expr, what string) string {
+	t.Helper()
+	deadline := time.Now().Add(readyTimeout)
+	prev := must[string](t, d, expr)
+	for {
+		time.Sleep(300 * time.Millisecond)
+		cur := must[string](t, d, expr)
+		if cur == prev {
+			return cur
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not stop changing: last %s", what, shorten(cur, 400))
+		}
+		prev = cur
+	}
+}
+
 func must[T any](t *testing.T, d driver, expr string) T {
 	t.Helper()
 	v, err := wdEval[T](d, expr)
@@ -128,8 +158,13 @@ func must[T any](t *testing.T, d driver, expr string) T {
 func engineSuite(t *testing.T, d driver, want map[string]string) {
 	for _, l := range engineLinks {
 		wdOpen(t, d, h.base+l)
-		if got := must[string](t, d, factsJSJSON); got != want[l] {
-			t.Errorf("%s: the facts differ from Chromium's:\n got %s\nwant %s", l, shorten(got, 600), shorten(want[l], 600))
+		if got := wdStable(t, d, factsJSJSON, l); got != want[l] {
+			i := 0 // the first byte that differs, and the text around it
+			for i < len(got) && i < len(want[l]) && got[i] == want[l][i] {
+				i++
+			}
+			from := max(0, i-200)
+			t.Errorf("%s: the facts differ from Chromium's at byte %d:\n got …%s\nwant …%s", l, i, shorten(got[from:], 400), shorten(want[l][from:], 400))
 		}
 		if errs := must[[]string](t, d, "headlab.errors"); len(errs) > 0 {
 			t.Errorf("%s: notices %q", l, errs)
@@ -140,7 +175,12 @@ func engineSuite(t *testing.T, d driver, want map[string]string) {
 	wdOpen(t, d, h.base+engineLinks[0])
 	before := must[[]float64](t, d, "headlab.state().tok")
 	must[any](t, d, `document.getElementById("canvas").scrollIntoView({ block: "center" })`)
-	p := must[[2]float64](t, d, pointJS+"(0)")
+	// Where the token is once the scroll has ended (an engine may scroll
+	// smoothly, and the point read at once would be the old one).
+	var p [2]float64
+	if err := json.Unmarshal([]byte(wdStable(t, d, "JSON.stringify("+pointJS+"(0))", "the token's place")), &p); err != nil {
+		t.Fatal(err)
+	}
 	x, y := int(p[0]+0.5), int(p[1]+0.5)
 	drag := map[string]any{"actions": []any{map[string]any{
 		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
