@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"sync"
 	"time"
 
-	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
 )
 
@@ -90,35 +87,6 @@ func compareCell(H, d int, m recovery.Mode, prec uint, seeds, jobs int) string {
 }
 
 func compareRun(H, d int, m recovery.Mode, prec uint, s int) compared {
-	layer := attention.Random(H, d, uint64(1000000+s))
-	opt := recovery.DefaultOptions(H, d)
-	opt.Mode, opt.Seed, opt.Precision = m, uint64(s), prec
-	t0 := time.Now()
-	var res recovery.Result
-	var err error
-	if prec == 0 {
-		res, err = recovery.Learn(recovery.LayerOracle(layer, 0, uint64(s)), opt)
-	} else {
-		res, err = recovery.LearnBig(recovery.BigLayerOracle(layer, prec), opt)
-	}
-	o := compared{queries: res.Queries, fellBack: res.Fallbacks, elapsed: time.Since(t0)}
-	if err != nil {
-		var e *recovery.Error
-		if !errors.As(err, &e) {
-			fail(err)
-		}
-		o.flagged, o.err = true, math.NaN()
-		return o
-	}
-	truth := attention.Canonical(layer, 1e-12)
-	if prec == 0 {
-		e, cerr := attention.RelativeError(res.Layer, truth)
-		if cerr != nil {
-			e = math.Inf(1)
-		}
-		o.err = e
-		return o
-	}
-	o.err = bigError(res, truth)
-	return o
+	res, e, flagged, elapsed := heldOutRun(H, d, m, prec, s)
+	return compared{queries: res.Queries, fellBack: res.Fallbacks, elapsed: elapsed, flagged: flagged, err: e}
 }

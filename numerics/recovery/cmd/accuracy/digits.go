@@ -126,32 +126,42 @@ func tryPrecision(H, d int, mode recovery.Mode, prec uint, seeds, jobs int, targ
 // runPrecision makes one run and returns its error in the working
 // precision and whether it ended in a recovery.Error.
 func runPrecision(H, d int, mode recovery.Mode, prec uint, s int) (float64, bool) {
+	_, e, flagged, _ := heldOutRun(H, d, mode, prec, s)
+	return e, flagged
+}
+
+// heldOutRun makes one run on held-out layer s (attention.Random from seed
+// 1000000 + s) in float64 (prec 0) or at prec bits, and returns its result,
+// its error in the working precision (NaN where it ended in a
+// recovery.Error, flagged), and the time the run took.
+func heldOutRun(H, d int, mode recovery.Mode, prec uint, s int) (res recovery.Result, e float64, flagged bool, elapsed time.Duration) {
 	layer := attention.Random(H, d, uint64(1000000+s))
 	opt := recovery.DefaultOptions(H, d)
 	opt.Mode, opt.Seed, opt.Precision = mode, uint64(s), prec
-	var res recovery.Result
+	t0 := time.Now()
 	var err error
 	if prec == 0 {
 		res, err = recovery.Learn(recovery.LayerOracle(layer, 0, uint64(s)), opt)
 	} else {
 		res, err = recovery.LearnBig(recovery.BigLayerOracle(layer, prec), opt)
 	}
+	elapsed = time.Since(t0)
 	if err != nil {
-		var e *recovery.Error
-		if !errors.As(err, &e) {
+		var re *recovery.Error
+		if !errors.As(err, &re) {
 			fail(err)
 		}
-		return math.NaN(), true
+		return res, math.NaN(), true, elapsed
 	}
 	truth := attention.Canonical(layer, 1e-12)
 	if prec == 0 {
 		e, cerr := attention.RelativeError(res.Layer, truth)
 		if cerr != nil {
-			return math.Inf(1), false
+			return res, math.Inf(1), false, elapsed
 		}
-		return e, false
+		return res, e, false, elapsed
 	}
-	return bigError(res, truth), false
+	return res, bigError(res, truth), false, elapsed
 }
 
 // bigError is attention.RelativeError in the working precision: each
