@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
@@ -371,11 +370,7 @@ func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
 // deepen adds to a search that found no solution the fits from its best
 // few points moved by pair scans (and single scans after them).
 func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
-	idx := make([]int, len(lb.all))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	idx := lb.byChi2()
 	var starts [][]float64
 	for _, i := range idx {
 		if len(starts) >= 4 {

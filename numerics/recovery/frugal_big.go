@@ -3,7 +3,6 @@ package recovery
 import (
 	"math"
 	"math/big"
-	"sort"
 
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/internal/xmath"
@@ -139,11 +138,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	located = lb.chi2 <= frugalSolution*float64(len(q.n))
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
-	idx := make([]int, len(lb.all))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	idx := lb.byChi2()
 	var cands [][]float64
 	for _, i := range idx {
 		if len(cands) >= frugalPolishes {

@@ -26,6 +26,17 @@ type labelling struct {
 	allChi2 []float64
 }
 
+// byChi2 returns the indices of every fit tried (all), best chi² first,
+// ties in the order tried.
+func (lb labelling) byChi2() []int {
+	idx := make([]int, len(lb.all))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return lb.allChi2[idx[a]] < lb.allChi2[idx[b]] })
+	return idx
+}
+
 // fit is one least-squares fit from a start: the point it reaches and its
 // chi².
 type fit func(x0 []float64) ([]float64, float64)
