@@ -48,6 +48,25 @@ func learnNet(t *testing.T, n Network, seed uint64, prec uint) (Result, *Oracle,
 	return res, o, err
 }
 
+// learnScheduled draws held-out network i of the family from seed and runs
+// Learn on its oracle (testPrec) with the default options but for the seed
+// and phase A's schedule m.
+func learnScheduled(t *testing.T, i int, seed uint64, m recovery.Mode) (Network, Result, *Oracle, error) {
+	t.Helper()
+	n, err := Random(heldOutShape(i), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := NewOracle(n, testPrec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions(len(n.Heads), n.Width())
+	opt.Seed, opt.Mode = seed, m
+	res, err := Learn(o.Query, opt)
+	return n, res, o, err
+}
+
 // verdict checks one run: a success must be Equivalent to the truth and
 // agree with its oracle on 200 held-out sequences of 1…6 tokens to 1e-20
 // relative; a failure must be a *ConditionError. It returns the condition
@@ -115,17 +134,7 @@ func TestEconomy(t *testing.T) {
 	ok := 0
 	for i := 0; i < runs; i++ {
 		seed := uint64(seed0 + i)
-		n, err := Random(heldOutShape(i), seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := NewOracle(n, testPrec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opt := DefaultOptions(len(n.Heads), n.Width())
-		opt.Seed, opt.Mode = seed, recovery.Economy
-		res, err := Learn(o.Query, opt)
+		n, res, o, err := learnScheduled(t, i, seed, recovery.Economy)
 		if verdict(t, "economy seed "+itoa(seed), n, res, o, err, testPrec) == "" {
 			ok++
 			if res.HeadQueries < 2*recovery.EconomyQueries(len(n.Heads), n.Width()) {
@@ -626,17 +635,7 @@ func TestFrugalPhaseA(t *testing.T) {
 	for _, m := range []recovery.Mode{recovery.Economy, recovery.Frugal} {
 		for i := 0; i < runs; i++ {
 			seed := uint64(seed0 + i)
-			n, err := Random(heldOutShape(i), seed)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o, err := NewOracle(n, testPrec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opt := DefaultOptions(len(n.Heads), n.Width())
-			opt.Seed, opt.Mode = seed, m
-			res, err := Learn(o.Query, opt)
+			n, res, o, err := learnScheduled(t, i, seed, m)
 			if verdict(t, m.String()+" seed "+itoa(seed), n, res, o, err, testPrec) == "" {
 				ok[m]++
 			}
