@@ -1,17 +1,13 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -47,25 +43,6 @@ func atomsFactsOf(tb *tab) atomsFacts {
 		tb.tb.Fatalf("facts %s: %v", shorten(string(raw), 300), err)
 	}
 	return f
-}
-
-// atomsShot saves a screenshot of the page into $HEADLAB_ATOMS_SHOTS, when
-// set, for a person to look at.
-func atomsShot(tb *tab, name string) {
-	dir := os.Getenv("HEADLAB_ATOMS_SHOTS")
-	if dir == "" {
-		return
-	}
-	ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
-	defer cancel()
-	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{})
-	if err != nil {
-		tb.tb.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), res.Data, 0o644); err != nil {
-		tb.tb.Logf("screenshot %s: %v", name, err)
-	}
 }
 
 // TestAtoms drives the Atom explosion scene: opening links at several d,
@@ -117,7 +94,7 @@ func atomsOpen(tb *tab) {
 		if errs := eval[[]string](tb, "headlab.errors"); len(errs) > 0 {
 			tb.tb.Errorf("d = %d: notices %q", d, errs)
 		}
-		atomsShot(tb, fmt.Sprintf("atoms-d%d", d))
+		tb.shoot(fmt.Sprintf("atoms-d%d", d))
 	}
 }
 
@@ -147,7 +124,7 @@ func atomsSlider(tb *tab) {
 	if ds == 0 || math.Abs(ds-df) > 1e-12 || math.Abs(ds-(sig(after.Q[0])-sig(before.Q[0]))) > 1e-12 {
 		tb.tb.Errorf("q_1 %v → %v: split moved %v, fused %v", before.Q[0], after.Q[0], ds, df)
 	}
-	atomsShot(tb, "atoms-slider")
+	tb.shoot("atoms-slider")
 }
 
 // atomsDrag drags the query on the canvas's pad at d = 2 with real mouse
@@ -191,7 +168,7 @@ func atomsDrag(tb *tab) {
 	if math.Abs(v-f.Q[0]) > 1e-9 {
 		tb.tb.Errorf("slider q_1 shows %v, state %v", v, f.Q[0])
 	}
-	atomsShot(tb, "atoms-drag")
+	tb.shoot("atoms-drag")
 }
 
 // fewerSeed is a seed no other test uses, so the fit is not cached from
@@ -228,7 +205,7 @@ func atomsFewer(tb *tab) {
 		longest = math.Max(longest, g)
 	}
 	tb.tb.Logf("fewer atoms: %d progress reports, %d host frames, longest gap %.1f ms", len(seen), len(gaps), longest)
-	atomsShot(tb, "atoms-fewer")
+	tb.shoot("atoms-fewer")
 }
 
 // BenchmarkAtomsQuery measures, in the browser, the time to move q and
