@@ -1,8 +1,9 @@
 // Package palette holds the head colours that headlab's canvas and its
 // figures share: the Okabe–Ito palette, safe for the common forms of colour
 // blindness, in the order heads are coloured, so that head h has the same
-// colour on the page and in a paper. The page's HTML (web/static/app.js,
-// HEAD_COLORS) repeats it; a test keeps the two equal.
+// colour on the page and in a paper. The page's HTML reads it from
+// web/static/palette.js, which the package's tests write from Heads and
+// keep equal.
 package palette
 
 import "image/color"

@@ -34,7 +34,7 @@ func qrModules(text string) (int, string, error) {
 
 // exportQR adds qr(text) to window.headlabCanvas: the QR code of text as
 // JSON {"size": modules per side, "modules": "0110…"}, or {"error": …}.
-// The page draws it (app.js); no request leaves the page.
+// The page draws it (web/static/qr.js); no request leaves the page.
 func exportQR() {
 	js.Global().Get("headlabCanvas").Set("qr", js.FuncOf(func(this js.Value, args []js.Value) any {
 		if len(args) == 0 || args[0].Type() != js.TypeString {

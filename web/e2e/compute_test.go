@@ -246,7 +246,7 @@ func TestComputeFault(t *testing.T) {
 }
 
 // csvTable returns the rows (header first) of the table named name among a
-// figure's tables (headlabFigures.csv(): file name → CSV text, one tidy
+// figure's tables (headlab.figures.csv(): file name → CSV text, one tidy
 // table each).
 func csvTable(t testing.TB, tables map[string]string, name string) [][]string {
 	t.Helper()
@@ -294,7 +294,7 @@ func TestSweepFigureIsTheCanvas(t *testing.T) {
 	if err := json.Unmarshal(eval[json.RawMessage](tb, "headlab.facts()"), &f); err != nil {
 		t.Fatal(err)
 	}
-	tables := eval[map[string]string](tb, "headlabFigures.csv()")
+	tables := eval[map[string]string](tb, "headlab.figures.csv()")
 	// The tidy tables: the medians with the runs each is the median of
 	// (resolved, all), and every run's error, number for number.
 	check := func(table string, xs []string, med []*float64, errs [][]*float64) {
@@ -338,7 +338,7 @@ func TestSweepFigureIsTheCanvas(t *testing.T) {
 	eval[json.RawMessage](tb, `headlab.open("#v=1&scene=atoms&d=3&H=3&m=3&keys=random&seed=9002")`)
 	tb.pollFor("the atoms scene", `headlab.facts().scene === "atoms" && location.hash === headlab.link()`)
 	merged := eval[int](tb, "headlab.facts().general.merged")
-	rows := csvTable(t, eval[map[string]string](tb, "headlabFigures.csv()"), "atom-explosion")
+	rows := csvTable(t, eval[map[string]string](tb, "headlab.figures.csv()"), "atom-explosion")
 	col := -1
 	for i, c := range rows[0] {
 		if c == "measured atoms, random keys (count)" {

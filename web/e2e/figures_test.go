@@ -49,9 +49,9 @@ func figureIn(tb *tab, format string, opts string) pageFigure {
 	tb.tb.Helper()
 	return eval[pageFigure](tb, `(async () => {
 		const seen = performance.getEntriesByType("resource").filter((e) => /\/figures\.[0-9a-f]+\.wasm/.test(e.name)).length;
-		const started = headlabFigures.started();
+		const started = headlab.figures.started();
 		const v = await headlab.figure(`+jsString(format)+`, `+opts+`);
-		const last = headlabFigures.last;
+		const last = headlab.figures.last;
 		let text = "", b64 = "";
 		if (typeof v === "string") text = v;
 		else {
@@ -71,7 +71,7 @@ func TestFigures(t *testing.T) {
 		// Let the page settle: nothing may fetch the figures program yet.
 		tb.sleep(300 * time.Millisecond)
 		n := eval[int](tb, `performance.getEntriesByType("resource").filter((e) => /figures[.-]/.test(e.name) && !/figures\.js$/.test(e.name)).length`)
-		if n != 0 || eval[bool](tb, "headlabFigures.started()") {
+		if n != 0 || eval[bool](tb, "headlab.figures.started()") {
 			t.Errorf("the figures worker or wasm was loaded at start-up (%d fetches)", n)
 		}
 	})
@@ -191,7 +191,7 @@ func TestFigures(t *testing.T) {
 	t.Run("presets", func(t *testing.T) {
 		// The page's size presets are plots.Presets, in its order.
 		tb := tb.in(t)
-		got := eval[[]string](tb, `headlabFigures.presets.map((p) => p.name + ": " + p.doc)`)
+		got := eval[[]string](tb, `headlab.figures.presets.map((p) => p.name + ": " + p.doc)`)
 		var want []string
 		for _, p := range plots.Presets() {
 			want = append(want, string(p.Name)+": "+p.Doc)

@@ -1,38 +1,40 @@
-// headlab's host page: HTML controls, the share link in the URL fragment,
-// and window.headlab, the page's test contract (README.md, "The page's test contract"). The numbers
-// and the drawing live in the canvas iframe (Go compiled to WebAssembly);
-// this script only moves strings between the controls, the URL and the
-// canvas's bridge, window.headlabCanvas. User text is only ever set with
-// textContent or input values, never parsed as HTML.
-"use strict";
-(function () {
-  const $ = (id) => document.getElementById(id);
-  const frame = $("canvas");
-  const MAX_ERRORS = 50;
+// headlab's host page, the entry module: the scenes' panels, the share link
+// in the URL fragment, and window.headlab, the page's test contract
+// (README.md, "The page's test contract"). The numbers and the drawing
+// live in the canvas iframe (Go compiled to WebAssembly); this page only
+// moves strings between the controls, the URL and the canvas's bridge,
+// window.headlabCanvas. User text is only ever set with textContent or
+// input values, never parsed as HTML.
+//
+// The modules: scenes.js lists the scenes (one module each), widgets.js
+// builds their controls, figures.js makes figures and the Export panel,
+// tours.js the guided tours, lecture.js the keyboard, presentation mode and
+// class links, qr.js the QR code, palette.js the head colours. Two globals
+// cross the frame: window.headlabHost (this page's, called by the canvas,
+// static/canvas.js and wasm/canvas) and the canvas's window.headlabCanvas.
+import { SCENES } from "./scenes.js";
+import { controls, el } from "./widgets.js";
+import { figures, exportPanel } from "./figures.js";
+import { tours as makeTours } from "./tours.js";
+import { lecture as makeLecture } from "./lecture.js";
+import { qrSVG, localWarning } from "./qr.js";
 
-  // Scenes, in the order the switcher shows them. The attention scene is
-  // this file's; the others register themselves in window.headlabScenes
-  // (static/atoms.js, static/recovery.js) as { build(panel, api),
-  // sync(state, facts), key(k) }, and the switcher lists only those that
-  // exist. Their intros are in index.html.
-  const modules = window.headlabScenes || {};
-  const SCENES = [
-    { key: "attention", name: "Attention" },
-    { key: "atoms", name: "Atom explosion" },
-    { key: "recovery", name: "Recovery" },
-    { key: "transformer", name: "Transformer" },
-  ].filter((s) => s.key === "attention" || modules[s.key]);
-  const HEAD_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+const $ = (id) => document.getElementById(id);
+const MAX_ERRORS = 50;
+// A change the canvas makes (a drag) reaches the page at most every
+// SYNC_EVERY ms (queueSync).
+const SYNC_EVERY = 125;
+
+function start() {
+  const frame = $("canvas");
+  const TITLE = document.title;
 
   let canvas = null; // the iframe's window.headlabCanvas once loaded
   let state = null; // the last state read from the canvas
   let fields = null; // the link schema by key, with the ranges that hold in state
-  let builtFor = ""; // sizes the tables were built for
-  let syncQueued = false;
   let landing = false; // the chooser of scenes is shown instead of a scene
-  let tours = null; // static/tours.json once loaded: { scene: [{title, link, text}] }
-  let tourAt = {}; // the tour step shown and the view it opened: { scene, step, view }
 
+  const figs = figures(() => headlab.link());
   const headlab = {
     ready: false,
     errors: [],
@@ -48,7 +50,8 @@
       sync();
       return notes;
     },
-    figure: (fmt, opts) => window.headlabFigures.figure(fmt, opts),
+    figure: (fmt, opts) => figs.figure(fmt, opts),
+    figures: figs,
     fps: () => (canvas ? canvas.fps() : 0),
   };
   window.headlab = headlab;
@@ -67,6 +70,7 @@
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
     noCanvas: (msg) => setTimeout(() => startFallback(String(msg)), 0),
     notice: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
+    key: (e) => lecture.key(e),
   };
 
   function onLoaded() {
@@ -85,7 +89,7 @@
   // dragged the canvas redraws every frame, and re-rendering the panel and
   // rewriting the address bar as often would halve the canvas's frame rate
   // (measured by BenchmarkDragFPS). The last change is always synced.
-  const SYNC_EVERY = 125;
+  let syncQueued = false;
   let lastSync = -Infinity;
   function queueSync() {
     if (syncQueued) return;
@@ -107,19 +111,18 @@
     state = JSON.parse(canvas.state());
     fields = Object.fromEntries(JSON.parse(canvas.fields()).map((f) => [f.key, f]));
     applyLimits();
-    buildClassPanels();
+    lecture.sync();
     const link = canvas.link();
     if (!landing && location.hash !== link) history.replaceState(null, "", link);
-    for (const el of document.querySelectorAll("[data-scene]")) el.hidden = landing || el.dataset.scene !== state.scene;
-    syncCommon();
-    if (state.scene === "attention") {
-      syncControls();
-      syncTables();
-      syncOutputs();
-    } else if (modules[state.scene]) {
-      modules[state.scene].sync(state, JSON.parse(canvas.facts()));
+    for (const e of document.querySelectorAll("[data-scene]")) e.hidden = landing || e.dataset.scene !== state.scene;
+    $("theme").value = state.theme;
+    for (const b of $("scenes").children) {
+      if (!landing && b.dataset.target === state.scene) b.setAttribute("aria-current", "page");
+      else b.removeAttribute("aria-current");
     }
-    syncTour(link);
+    const scene = scenes.get(state.scene);
+    if (scene) scene.sync(state, JSON.parse(canvas.facts()));
+    tours.sync(link);
     $("canvas-alt").textContent = canvas.describe();
     document.title = landing ? TITLE : sceneName(state.scene) + " · " + TITLE;
     applyTheme();
@@ -131,11 +134,44 @@
     if ($("qr").open) drawQR();
   }
 
+  // applyLimits gives every number field named for a link key the range
+  // the schema allows in the current state: the limits live in web/link
+  // alone, and the page reads them from there.
+  function applyLimits() {
+    for (const input of document.querySelectorAll("input[type=number][name]")) {
+      const f = fields[input.name];
+      if (!f || (f.kind !== "int" && f.kind !== "float")) continue;
+      input.min = String(f.min);
+      input.max = String(f.max);
+    }
+  }
+
+  function set(key, value) {
+    if (!canvas) return;
+    const notes = JSON.parse(canvas.set(key, String(value)));
+    showNotices(notes);
+    sync();
+  }
+
+  // ---- notices ----
+  function showNotices(notes) {
+    if (!notes || notes.length === 0) return;
+    const list = $("notice-list");
+    for (const n of notes) {
+      const msg = String(n);
+      headlab.errors.push(msg);
+      const li = document.createElement("li");
+      li.textContent = msg;
+      list.prepend(li);
+    }
+    while (headlab.errors.length > MAX_ERRORS) headlab.errors.shift();
+    while (list.children.length > MAX_ERRORS) list.lastChild.remove();
+    $("notices").hidden = false;
+  }
+
   // ---- the link as a QR code, for a room to scan ----
-  // The canvas program encodes it (rsc.io/qr, wasm/canvas/qr.go): nothing
-  // leaves the page. The code holds the whole address, and follows the
-  // state while the dialog is open.
-  const LOCAL_HOSTS = ["localhost", "127.0.0.1", "[::1]", "::1"];
+  // The code holds the whole address, and follows the state while the
+  // dialog is open.
   let qrShown = "";
 
   function toggleQR() {
@@ -149,55 +185,19 @@
     d.showModal();
   }
 
-  // pageURL is the address that opens this view: the page's, with the link.
-  function pageURL() {
-    return location.href.split("#")[0] + (canvas ? canvas.link() : location.hash);
-  }
-
   function drawQR() {
     if (!canvas) return;
-    const url = pageURL();
+    const url = location.href.split("#")[0] + canvas.link(); // the address that opens this view
     if (url === qrShown) return;
     qrShown = url;
-    const box = $("qr-code");
     const code = JSON.parse(canvas.qr(url));
-    if (code.error) {
-      box.replaceChildren(el("p", { text: "This link is too long for a QR code (" + code.error + "); copy it instead." }));
-    } else {
-      const n = code.size;
-      const quiet = 4; // the light margin a scanner needs, in modules
-      const NS = "http://www.w3.org/2000/svg";
-      const svg = document.createElementNS(NS, "svg");
-      svg.setAttribute("viewBox", "0 0 " + (n + 2 * quiet) + " " + (n + 2 * quiet));
-      svg.setAttribute("shape-rendering", "crispEdges");
-      svg.setAttribute("role", "img");
-      svg.setAttribute("aria-label", "QR code of " + url);
-      const bg = document.createElementNS(NS, "rect");
-      bg.setAttribute("width", String(n + 2 * quiet));
-      bg.setAttribute("height", String(n + 2 * quiet));
-      bg.setAttribute("fill", "#ffffff");
-      let d = "";
-      for (let y = 0; y < n; y++) {
-        for (let x = 0; x < n; x++) {
-          if (code.modules[y * n + x] === "1") d += "M" + (x + quiet) + " " + (y + quiet) + "h1v1h-1z";
-        }
-      }
-      const path = document.createElementNS(NS, "path");
-      path.setAttribute("d", d);
-      path.setAttribute("fill", "#000000");
-      svg.append(bg, path);
-      svg.dataset.url = url;
-      box.replaceChildren(svg);
-    }
+    $("qr-code").replaceChildren(code.error
+      ? el("p", { text: "This link is too long for a QR code (" + code.error + "); copy it instead." })
+      : qrSVG(code, url));
     $("qr-url").textContent = url.replace(/^https?:\/\//, "");
-    const local = LOCAL_HOSTS.includes(location.hostname);
-    const warn = $("qr-warn");
-    warn.hidden = !local;
-    if (local) {
-      warn.textContent = "This address (" + location.hostname + ") names this computer: phones in the room cannot open it. " +
-        "Serve the page on the room's network with ./build.sh serve -addr 0.0.0.0 and open it by this computer's address, " +
-        "or publish ./build.sh dist on a web host.";
-    }
+    const warn = localWarning(location.hostname);
+    $("qr-warn").hidden = warn === "";
+    $("qr-warn").textContent = warn;
   }
 
   // ---- offline after the first visit: the service worker (sw.js) ----
@@ -251,7 +251,7 @@
     if (link === fallback.shown) return;
     fallback.busy = true;
     const img = fallback.img;
-    window.headlabFigures.figure("svg", { link, size: "two" })
+    figs.figure("svg", { link, size: "two" })
       .then((svg) => {
         const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
         img.src = url;
@@ -275,43 +275,8 @@
       });
   }
 
-  // applyLimits gives every number field named for a link key the range
-  // the schema allows in the current state: the limits live in web/link
-  // alone, and the page reads them from there.
-  function applyLimits() {
-    for (const input of document.querySelectorAll("input[type=number][name]")) {
-      const f = fields[input.name];
-      if (!f || (f.kind !== "int" && f.kind !== "float")) continue;
-      input.min = String(f.min);
-      input.max = String(f.max);
-    }
-  }
-
-  function set(key, value) {
-    if (!canvas) return;
-    const notes = JSON.parse(canvas.set(key, String(value)));
-    showNotices(notes);
-    sync();
-  }
-
-  // ---- notices ----
-  function showNotices(notes) {
-    if (!notes || notes.length === 0) return;
-    const list = $("notice-list");
-    for (const n of notes) {
-      const msg = String(n);
-      headlab.errors.push(msg);
-      const li = document.createElement("li");
-      li.textContent = msg;
-      list.prepend(li);
-    }
-    while (headlab.errors.length > MAX_ERRORS) headlab.errors.shift();
-    while (list.children.length > MAX_ERRORS) list.lastChild.remove();
-    $("notices").hidden = false;
-  }
-
-  // ---- scene switcher ----
-  function buildScenes() {
+  // ---- the scene switcher, the chooser and the address bar ----
+  function buildSwitcher() {
     const nav = $("scenes");
     for (const s of SCENES) {
       const b = document.createElement("button");
@@ -328,58 +293,6 @@
       });
       nav.append(b);
     }
-  }
-
-  // ---- controls every scene shares ----
-  function syncCommon() {
-    $("theme").value = state.theme;
-    for (const b of $("scenes").children) {
-      if (!landing && b.dataset.target === state.scene) b.setAttribute("aria-current", "page");
-      else b.removeAttribute("aria-current");
-    }
-  }
-
-  // ---- the attention scene's controls ----
-  function syncControls() {
-    for (const key of ["H", "d", "seed"]) {
-      const el = $("ctl-" + key);
-      if (document.activeElement !== el) el.value = state[key];
-    }
-    const heat = $("ctl-heat");
-    if (heat.options.length !== state.H + 1) {
-      heat.replaceChildren();
-      const none = new Option("none", "0");
-      heat.append(none);
-      for (let h = 1; h <= state.H; h++) heat.append(new Option("head " + h, String(h)));
-    }
-    heat.value = String(state.heat);
-    $("token-count").textContent = String(state.N);
-    $("add-token").disabled = state.N >= fields.N.max;
-    $("remove-token").disabled = state.N <= fields.N.min;
-  }
-
-  function bindControls() {
-    for (const key of ["H", "d", "seed"]) {
-      $("ctl-" + key).addEventListener("change", (e) => set(key, e.target.value));
-    }
-    $("ctl-heat").addEventListener("change", (e) => set("heat", e.target.value));
-    $("theme").addEventListener("change", (e) => set("theme", e.target.value));
-    $("new-seed").addEventListener("click", () => set("seed", Math.floor(Math.random() * 1e6)));
-    $("add-token").addEventListener("click", () => set("N", state.N + 1));
-    $("remove-token").addEventListener("click", () => set("N", state.N - 1));
-    $("controls").addEventListener("submit", (e) => e.preventDefault());
-    $("copy-link").addEventListener("click", copyLink);
-    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
-    window.addEventListener("hashchange", route);
-    window.addEventListener("popstate", route);
-    $("home").addEventListener("click", (e) => {
-      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return; // a new tab: the browser's
-      e.preventDefault();
-      if (landing) return;
-      history.pushState(null, "", location.pathname + location.search);
-      route();
-      $("landing-title").focus();
-    });
   }
 
   // route follows the address bar after a link was followed or the user
@@ -407,7 +320,7 @@
     showLanding(isLandingHash());
     if (landing) return;
     const named = new URLSearchParams(location.hash.replace(/^#/, "")).get("scene");
-    const scene = SCENES.some((s) => s.key === named) ? named : "attention";
+    const scene = scenes.has(named) ? named : SCENES[0].key;
     for (const e of document.querySelectorAll("[data-scene]")) e.hidden = e.dataset.scene !== scene;
   }
 
@@ -421,7 +334,7 @@
     landing = on;
     document.body.classList.toggle("landing", on);
     $("landing").hidden = !on;
-    if (on) for (const el of document.querySelectorAll("[data-scene]")) el.hidden = true;
+    if (on) for (const e of document.querySelectorAll("[data-scene]")) e.hidden = true;
   }
 
   // leaveLanding opens link from the chooser in a history entry of its own
@@ -437,95 +350,12 @@
     if (title) title.focus();
   }
 
-  const TITLE = document.title;
   function sceneName(key) {
     const s = SCENES.find((x) => x.key === key);
     return s ? s.name : key;
   }
 
-  // ---- guided tours: a few steps per scene, each step a link ----
-  function loadTours() {
-    fetch("static/tours.json")
-      .then((r) => {
-        if (!r.ok) throw new Error("HTTP " + r.status);
-        return r.json();
-      })
-      .then((t) => {
-        tours = t;
-        if (state) sync();
-      })
-      .catch((err) => showNotices(["the guided tours could not be loaded: " + err.message]));
-  }
-
-  // syncTour shows the tour step the state names, with links to the others;
-  // link is the canvas's link of the view shown.
-  function syncTour(link) {
-    const box = $("tour");
-    const steps = tours && tours[state.scene];
-    if (landing || !state.tour || !steps) {
-      box.hidden = true;
-      return;
-    }
-    if (state.tour > steps.length) {
-      box.hidden = true;
-      showNotices(["tour: the " + sceneName(state.scene) + " tour has " + steps.length + " steps; there is no step " + state.tour]);
-      set("tour", "0");
-      return;
-    }
-    const k = state.tour;
-    const step = steps[k - 1];
-    // The view this step opened, to tell when the user has moved on from it.
-    const here = tourView(link);
-    if (tourAt.scene !== state.scene || tourAt.step !== k) tourAt = { scene: state.scene, step: k, view: here };
-    const moved = here !== tourAt.view;
-    $("tour-moved").hidden = !moved;
-    $("tour-back").href = step.link;
-    box.hidden = false;
-    $("tour-count").textContent = "Tour of " + sceneName(state.scene) + " · step " + k + " of " + steps.length;
-    $("tour-title").textContent = step.title;
-    $("tour-text").textContent = step.text;
-    tourLink($("tour-prev"), k > 1 ? steps[k - 2].link : "");
-    tourLink($("tour-next"), k < steps.length ? steps[k].link : "");
-    const ol = $("tour-steps");
-    if (ol.children.length !== steps.length || ol.dataset.scene !== state.scene) {
-      ol.replaceChildren();
-      ol.dataset.scene = state.scene;
-      steps.forEach((st, i) => {
-        const a = el("a", { href: st.link, text: String(i + 1), title: st.title });
-        a.setAttribute("aria-label", "step " + (i + 1) + ": " + st.title);
-        ol.append(el("li", null, a));
-      });
-    }
-    [...ol.querySelectorAll("a")].forEach((a, i) => {
-      if (i === k - 1) a.setAttribute("aria-current", "step");
-      else a.removeAttribute("aria-current");
-    });
-  }
-
-  // tourView is a link without the keys that change how, not what, it shows.
-  function tourView(link) {
-    return link.replace(/&(theme|present|hide)=[^&]*/g, "");
-  }
-
-  // tourLink makes a a link to href, or, with no href, a disabled one.
-  function tourLink(a, href) {
-    if (href) {
-      a.href = href;
-      a.removeAttribute("aria-disabled");
-    } else {
-      a.removeAttribute("href");
-      a.setAttribute("aria-disabled", "true");
-    }
-  }
-
-  // stepTour follows the tour's previous (-1) or next (+1) link, if any.
-  function stepTour(dir) {
-    const a = $(dir < 0 ? "tour-prev" : "tour-next");
-    if ($("tour").hidden || !a.hasAttribute("href")) return false;
-    location.hash = a.getAttribute("href");
-    return true;
-  }
-
+  // ---- copy link, theme ----
   function copyLink() {
     const url = location.href.split("#")[0] + (canvas && !landing ? canvas.link() : "");
     const done = () => {
@@ -563,486 +393,35 @@
     if (canvas) canvas.setDark(dark);
   }
 
-  // ---- the editable tables of heads and tokens ----
-  function numberInput(label, value, onChange) {
-    const el = document.createElement("input");
-    el.type = "number";
-    el.step = "0.01";
-    el.setAttribute("aria-label", label);
-    el.value = value;
-    el.addEventListener("change", () => {
-      const x = Number(el.value);
-      if (el.value.trim() === "" || !Number.isFinite(x)) {
-        showNotices([label + ": " + JSON.stringify(el.value.slice(0, 40)) + " is not a number; unchanged"]);
-        syncTables(true);
-        return;
-      }
-      onChange(x);
-    });
-    return el;
-  }
-
-  function setListEntry(key, index, x) {
-    const list = state[key].slice();
-    list[index] = x;
-    set(key, list.join(","));
-  }
-
-  function syncTables(force) {
-    const sizes = [state.H, state.d, state.N].join(",");
-    if (force || sizes !== builtFor) {
-      builtFor = sizes;
-      buildHeads();
-      buildTokens();
-      $("tokens-details").open = state.d > 2 || $("tokens-details").open;
-      return;
-    }
-    // Same sizes: update the values in place, leaving a focused field alone.
-    for (const el of document.querySelectorAll("[data-list]")) {
-      if (el === document.activeElement) continue;
-      const v = state[el.dataset.list][Number(el.dataset.index)];
-      if (Number(el.value) !== v) el.value = v;
-    }
-  }
-
-  function buildHeads() {
-    const root = $("heads");
-    root.replaceChildren();
-    const d = state.d;
-    for (let h = 0; h < state.H; h++) {
-      const box = document.createElement("fieldset");
-      box.className = "head";
-      const lg = document.createElement("legend");
-      const sw = document.createElement("span");
-      sw.className = "swatch";
-      sw.style.background = HEAD_COLORS[h % 8];
-      lg.append(sw, document.createTextNode(" head " + (h + 1)));
-      box.append(lg);
-      const grid = document.createElement("div");
-      grid.className = "matrix";
-      grid.style.gridTemplateColumns = "auto repeat(" + d + ", minmax(3.2em, 1fr))";
-      for (let r = 0; r < d; r++) {
-        const name = document.createElement("span");
-        name.textContent = r === 0 ? "W" : "";
-        grid.append(name);
-        for (let c = 0; c < d; c++) {
-          const idx = h * d * d + r * d + c;
-          const el = numberInput("W of head " + (h + 1) + ", row " + (r + 1) + ", column " + (c + 1), state.W[idx], (x) => setListEntry("W", idx, x));
-          el.dataset.list = "W";
-          el.dataset.index = idx;
-          grid.append(el);
-        }
-      }
-      const vname = document.createElement("span");
-      vname.textContent = "v";
-      grid.append(vname);
-      for (let c = 0; c < d; c++) {
-        const idx = h * d + c;
-        const el = numberInput("v of head " + (h + 1) + ", entry " + (c + 1), state.val[idx], (x) => setListEntry("val", idx, x));
-        el.dataset.list = "val";
-        el.dataset.index = idx;
-        grid.append(el);
-      }
-      box.append(grid);
-      root.append(box);
-    }
-  }
-
-  function buildTokens() {
-    const root = $("tokens");
-    root.replaceChildren();
-    const d = state.d;
-    const grid = document.createElement("div");
-    grid.className = "matrix";
-    grid.style.gridTemplateColumns = "auto repeat(" + d + ", minmax(3.2em, 1fr))";
-    for (let i = 0; i < state.N; i++) {
-      const name = document.createElement("span");
-      name.textContent = i === state.N - 1 ? "query" : "x" + (i + 1);
-      grid.append(name);
-      for (let c = 0; c < d; c++) {
-        const idx = i * d + c;
-        const el = numberInput("token " + (i + 1) + ", coordinate " + (c + 1), state.tok[idx], (x) => setListEntry("tok", idx, x));
-        el.dataset.list = "tok";
-        el.dataset.index = idx;
-        grid.append(el);
-      }
-    }
-    root.append(grid);
-  }
-
-  // ---- outputs: per-head bars and their sum, with values ----
-  function syncOutputs() {
-    const f = JSON.parse(canvas.facts());
-    const rows = f.heads.map((y, h) => ({ name: "head " + (h + 1), y, color: HEAD_COLORS[h % 8] }));
-    rows.push({ name: "layer (sum)", y: f.output, color: "" });
-    const peak = Math.max(1e-12, ...rows.map((r) => Math.abs(r.y)));
-    const root = $("bars");
-    if (root.children.length !== rows.length) {
-      root.replaceChildren();
-      for (const r of rows) {
-        const row = document.createElement("div");
-        row.className = "bar-row";
-        const name = document.createElement("span");
-        name.className = "bar-name";
-        const track = document.createElement("span");
-        track.className = "bar-track";
-        const bar = document.createElement("span");
-        bar.className = "bar";
-        track.append(bar);
-        const val = document.createElement("output");
-        val.className = "bar-value";
-        row.append(name, track, val);
-        root.append(row);
-      }
-    }
-    rows.forEach((r, i) => {
-      const row = root.children[i];
-      row.classList.toggle("sum", r.color === "");
-      row.children[0].textContent = r.name;
-      const bar = row.children[1].firstChild;
-      const frac = Math.abs(r.y) / peak;
-      bar.style.width = (50 * frac).toFixed(2) + "%";
-      bar.style.left = r.y >= 0 ? "50%" : (50 - 50 * frac).toFixed(2) + "%";
-      bar.style.background = r.color || "var(--fg)";
-      row.children[2].textContent = r.y.toFixed(6);
-    });
-    const c = $("canonical");
-    if (f.canonical < state.H) {
-      c.textContent = "Some heads share W (or cancel): the canonical form of this layer has " + f.canonical +
-        " head" + (f.canonical === 1 ? "" : "s") + " instead of " + state.H + ", with the same output.";
-    } else {
-      c.textContent = "All " + state.H + " heads are distinct: the layer is already canonical.";
-    }
-  }
-
-  // ---- lecture use: keyboard, presentation mode, text size, class links ----
-  const SHORTCUTS = [
-    ["← →", "previous / next step (recovery, transformer), or of the tour"],
-    ["Space", "play / pause (recovery)"],
-    ["Home End", "first / last step (recovery)"],
-    ["f", "full screen"],
-    ["p", "presentation mode, full screen"],
-    ["+ −", "larger / smaller text"],
-    ["t", "light / dark theme"],
-    ["q", "this view's link as a QR code"],
-    ["?", "this list"],
-  ];
-  let textSize = 16;
-
-  // onKey handles a key pressed in the page or forwarded from the canvas;
-  // it returns whether the key was used. Keys typed into a field are never
-  // taken, nor keys with a modifier (the browser's own shortcuts).
-  function onKey(e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return false;
-    const t = e.target;
-    if (t && t.nodeType === 1 && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return false;
-    if (t && t.nodeType === 1 && t.tagName === "BUTTON" && (e.key === " " || e.key === "Enter")) return false;
-    if ($("help").open && e.key !== "?") return false;
-    if ($("qr").open && (e.key === "Enter" || e.key === " ")) return false; // the dialog's Close button
-    const mod = state && modules[state.scene];
-    if (!landing && mod && mod.key && mod.key(e.key)) return true;
-    switch (e.key) {
-      case "ArrowLeft":
-        return stepTour(-1);
-      case "ArrowRight":
-        return stepTour(1);
-      case "f":
-        toggleFullscreen();
-        return true;
-      case "p":
-        if (landing) return false;
-        togglePresent();
-        return true;
-      case "+":
-      case "=":
-        setTextSize(textSize + 2);
-        return true;
-      case "-":
-      case "_":
-        setTextSize(textSize - 2);
-        return true;
-      case "t": {
-        const dark = document.documentElement.dataset.theme === "dark";
-        set("theme", dark ? "light" : "dark");
-        return true;
-      }
-      case "?":
-        toggleHelp();
-        return true;
-      case "q":
-        if (landing) return false;
-        toggleQR();
-        return true;
-    }
-    return false;
-  }
-
-  // togglePresent switches presentation mode, and with it full screen: a
-  // key or a click may ask for it, a link cannot (the browser needs a
-  // gesture), so a presentation link fills the window and f the screen.
-  function togglePresent() {
-    const on = !(state && state.present);
-    set("present", on ? "1" : "0");
-    if (on !== !!document.fullscreenElement) toggleFullscreen();
-  }
-
-  function toggleFullscreen() {
-    if (document.fullscreenElement) {
-      document.exitFullscreen().catch(() => {});
-    } else if (document.documentElement.requestFullscreen) {
-      document.documentElement.requestFullscreen().catch((err) => showNotices(["full screen was refused: " + err.message]));
-    }
-  }
-
-  function setTextSize(px) {
-    textSize = Math.max(12, Math.min(32, px));
-    document.documentElement.style.setProperty("--text", textSize + "px");
-  }
-
-  function toggleHelp() {
-    const d = $("help");
-    if (d.open) d.close();
-    else {
-      updateClassLink();
-      d.showModal();
-    }
-  }
-
-  function buildHelp() {
-    const dl = $("shortcuts");
-    for (const [k, what] of SHORTCUTS) {
-      const dt = document.createElement("dt");
-      for (const part of k.split(" ")) {
-        const kbd = document.createElement("kbd");
-        kbd.textContent = part;
-        dt.append(kbd, " ");
-      }
-      const dd = document.createElement("dd");
-      dd.textContent = what;
-      dl.append(dt, dd);
-    }
-    $("class-present").addEventListener("change", updateClassLink);
-    $("class-copy").addEventListener("click", () => {
-      const url = $("class-url").value;
-      if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => $("class-url").select());
-      else $("class-url").select();
-    });
-    $("help-open").addEventListener("click", toggleHelp);
-    $("qr-open").addEventListener("click", () => {
-      if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention"));
-      toggleQR();
-    });
-    $("present").addEventListener("click", () => {
-      if (landing) leaveLanding("#v=1&scene=" + (state ? state.scene : "attention") + "&present=1");
-      else togglePresent();
-    });
-    document.addEventListener("keydown", (e) => {
-      if (onKey(e)) e.preventDefault();
-    });
-  }
-
-  // buildClassPanels lists the panels a class link can hide, as the link
-  // schema names them (once the canvas, which holds the schema, is there).
-  function buildClassPanels() {
-    const box = $("class-panels");
-    if (box.children.length) return;
-    for (const p of fields.hide.allowed) {
-      const label = document.createElement("label");
-      const cb = document.createElement("input");
-      cb.type = "checkbox";
-      cb.checked = true;
-      cb.dataset.panel = p;
-      cb.addEventListener("change", updateClassLink);
-      label.append(cb, " " + p);
-      box.append(label);
-    }
-  }
-
-  // updateClassLink writes the link for students: this view, with the
-  // unticked panels hidden and presentation mode if asked.
-  function updateClassLink() {
-    if (!canvas) return;
-    const hidden = [...$("class-panels").querySelectorAll("input")].filter((c) => !c.checked).map((c) => c.dataset.panel);
-    const link = canvas.linkWith(JSON.stringify({ hide: hidden.join(","), present: $("class-present").checked ? "1" : "0" }));
-    $("class-url").value = location.href.split("#")[0] + link;
-  }
-
-  window.headlabHost.key = (e) => onKey(e);
-
-  // el builds an element: props set properties or attributes ("class",
-  // and "text" through textContent, so user text is never parsed as HTML).
-  function el(tag, props, ...children) {
-    const e = document.createElement(tag);
-    if (props) {
-      for (const [k, val] of Object.entries(props)) {
-        if (k === "class") e.className = val;
-        else if (k === "text") e.textContent = val;
-        else if (k in e) e[k] = val;
-        else e.setAttribute(k, val);
-      }
-    }
-    for (const c of children) e.append(c);
-    return e;
-  }
-
-  // v writes a mathematical variable with an optional subscript.
-  function v(name, sub) {
-    const e = el("var", { text: name });
-    if (sub) e.append(el("sub", { text: sub }));
-    return e;
-  }
-
-  // numberField builds a labelled integer field for the link key key, with
-  // the id prefix+key: the label's text, the variable named variable (if
-  // any), the field. A change sets the key.
-  // Its min and max come from the link schema on every sync (applyLimits).
-  function numberField(prefix, label, key, variable) {
-    const input = el("input", { type: "number", step: "1", id: prefix + key, name: key });
-    input.addEventListener("change", () => set(key, input.value));
-    const lab = el("label", null, label, " ");
-    if (variable) lab.append(v(variable), " ");
-    lab.append(input);
-    return { lab, input };
-  }
-
-  // setIfIdle writes value into a field the user is not editing.
-  function setIfIdle(input, value) {
-    if (document.activeElement !== input && input.value !== String(value)) input.value = String(value);
-  }
-
-  // setText changes an element's text only when it differs (no needless
-  // mutation for screen readers and layout).
-  function setText(e, t) {
-    if (e.textContent !== t) e.textContent = t;
-  }
-
-  // sci writes a number in short scientific notation, or a dash.
-  function sci(x) {
-    return typeof x === "number" && Number.isFinite(x) ? x.toExponential(1).replace("e-", "e−") : "—";
-  }
-
-  // row is one name–value pair of a description list.
-  function row(name, value) {
-    return [el("dt", { text: name }), el("dd", { text: String(value) })];
-  }
-
-  // stepper builds the step controls of a scene that replays a run (the
-  // link's step key): first, previous, play, next, last, a slider and a
-  // line of text, with the ids prefix+"first" … prefix+"step-text". It
-  // returns them as fieldset, and key (the scene's ←/→/Home/End/Space),
-  // stop and sync (after every state change: f.step, f.steps, f.computing;
-  // text the line to show).
-  function stepper(prefix, scene, playMs) {
-    let timer = 0;
-    const cur = () => (state && state.scene === scene ? state : null);
-    let facts = null;
-    const last = () => (facts && typeof facts.steps === "number" ? facts.steps : state.step);
-    const go = (k) => {
-      if (!cur() || !facts || facts.computing) return;
-      const to = Math.max(0, Math.min(last(), k));
-      if (to !== state.step) set("step", to);
-    };
-    const stop = () => {
-      if (!timer) return;
-      clearInterval(timer);
-      timer = 0;
-      els.play.textContent = "▶ play";
-      els.play.setAttribute("aria-pressed", "false");
-    };
-    const play = () => {
-      if (!cur()) return;
-      if (state.view !== "steps") set("view", "steps");
-      if (state.step >= last()) go(0);
-      timer = setInterval(() => {
-        if (!cur() || state.step >= last()) stop();
-        else go(state.step + 1);
-      }, playMs);
-      els.play.textContent = "❚❚ pause";
-      els.play.setAttribute("aria-pressed", "true");
-    };
-    const toggle = () => (timer ? stop() : play());
-    const btn = (id, text, title, fn) => {
-      const b = el("button", { type: "button", id: prefix + id, text, title });
-      b.setAttribute("aria-label", title);
-      b.addEventListener("click", fn);
-      return b;
-    };
-    const els = {
-      first: btn("first", "|◀", "first step (Home)", () => go(0)),
-      prev: btn("prev", "◀", "previous step (←)", () => go(state.step - 1)),
-      play: btn("play", "▶ play", "play / pause (Space)", toggle),
-      next: btn("next", "▶", "next step (→)", () => go(state.step + 1)),
-      last: btn("last", "▶|", "last step (End)", () => go(last())),
-      slider: el("input", { type: "range", min: "0", max: "1", step: "1", id: prefix + "step" }),
-      text: el("output", { class: "rec-step-text", id: prefix + "step-text" }),
-    };
-    els.slider.setAttribute("aria-label", "step");
-    els.slider.addEventListener("change", () => go(Number(els.slider.value)));
-    const fieldset = el("fieldset", { class: "rec-stepper" }, el("legend", { text: "Step" }),
-      el("div", { class: "rec-buttons" }, els.first, els.prev, els.play, els.next, els.last),
-      els.slider, els.text);
-    const keys = { ArrowRight: () => go(state.step + 1), ArrowLeft: () => go(state.step - 1),
-      Home: () => go(0), End: () => go(last()), " ": toggle };
-    return {
-      fieldset,
-      stop,
-      key(k) {
-        if (!cur() || !keys[k]) return false;
-        keys[k]();
-        return true;
-      },
-      sync(f, text) {
-        facts = f;
-        if (!cur()) stop();
-        const busy = !!f.computing;
-        els.slider.max = String(f.steps);
-        setIfIdle(els.slider, f.step);
-        for (const b of [els.first, els.prev, els.next, els.last, els.play, els.slider]) b.disabled = busy;
-        els.prev.disabled = els.first.disabled = busy || f.step <= 0;
-        els.next.disabled = els.last.disabled = busy || f.step >= f.steps;
-        setText(els.text, busy ? "computing…" : text);
-      },
-    };
-  }
-
-  // viewPicker builds the group of buttons that choose a scene's view (the
-  // link's view key) from views, a list of [key, name]; sync(view) marks the
-  // one shown.
-  function viewPicker(views) {
-    const group = el("div", { class: "rec-views", role: "group" });
-    group.setAttribute("aria-label", "view");
-    for (const [key, name] of views) {
-      const b = el("button", { type: "button", text: name });
-      b.dataset.view = key;
-      b.addEventListener("click", () => set("view", key));
-      group.append(b);
-    }
-    return {
-      group,
-      sync(view) {
-        for (const b of group.children) b.setAttribute("aria-pressed", b.dataset.view === view ? "true" : "false");
-      },
-    };
-  }
-
-  // The API a scene module builds its panel with.
+  // ---- start-up ----
+  // The API a scene's module builds its panel with.
   const api = {
-    el,
-    v,
-    numberField,
-    stepper,
-    viewPicker,
-    setIfIdle,
-    setText,
-    sci,
-    row,
+    ...controls({ set, state: () => state }),
     field: (key) => fields[key],
     set,
     state: () => state,
-    facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
     notify: (msgs) => showNotices(msgs),
-    canvas: () => canvas,
   };
+  const page = {
+    state: () => state,
+    landing: () => landing,
+    fields: () => fields,
+    set,
+    notify: showNotices,
+    resync: sync,
+    sceneName,
+    sceneKey: (k) => {
+      const scene = scenes.get(state.scene);
+      return !!(scene && scene.key && scene.key(k));
+    },
+    stepTour: (dir) => tours.step(dir),
+    toggleQR,
+    leaveLanding,
+    linkWith: (keys) => (canvas ? canvas.linkWith(JSON.stringify(keys)) : null),
+  };
+  const scenes = new Map(SCENES.map((s) => [s.key, s.make()]));
+  const tours = makeTours(page);
+  const lecture = makeLecture(page);
 
   // The view the link opens shows at once, before the canvas has loaded (or
   // if it never does): the chooser for a link-less visit, else the link's
@@ -1050,18 +429,29 @@
   showLinked();
   delete document.documentElement.dataset.view;
   applyTheme();
-  buildScenes();
-  bindControls();
-  buildHelp();
-  for (const s of SCENES) {
-    if (modules[s.key]) modules[s.key].build($("panel-" + s.key), api);
-  }
-  $("tour-end").addEventListener("click", () => set("tour", "0"));
-  loadTours();
-  // If the canvas loaded before this script ran, start now.
+  buildSwitcher();
+  for (const [key, scene] of scenes) scene.build($("panel-" + key), api);
+  exportPanel($("export"), figs);
+  $("theme").addEventListener("change", (e) => set("theme", e.target.value));
+  $("copy-link").addEventListener("click", copyLink);
+  matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+  window.addEventListener("hashchange", route);
+  window.addEventListener("popstate", route);
+  $("home").addEventListener("click", (e) => {
+    if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return; // a new tab: the browser's
+    e.preventDefault();
+    if (landing) return;
+    history.pushState(null, "", location.pathname + location.search);
+    route();
+    $("landing-title").focus();
+  });
+  tours.load();
+  // If the canvas loaded before this module ran, start now.
   try {
     if (frame.contentWindow && frame.contentWindow.headlabCanvas) onLoaded();
   } catch (e) {
     showNotices(["the canvas frame is not reachable: " + e]);
   }
-})();
+}
+
+start();

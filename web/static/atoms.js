@@ -4,9 +4,10 @@
 // from the canvas (facts); every control changes the state through
 // api.set, so every control is in the share link. Text is only ever set
 // with textContent.
-"use strict";
-(function () {
-  const scenes = (window.headlabScenes = window.headlabScenes || {});
+import { el, v, setIfIdle } from "./widgets.js";
+
+// atoms makes the scene for the page's list of scenes (scenes.js).
+export function atoms() {
   const Q_RANGE = 6;
   const COMPACT_FROM = 13; // from this d the sliders are a compact scrolled list
 
@@ -14,11 +15,6 @@
   let els = null;
   let slidersFor = -1; // the d the sliders were built for
   let pendingQ = null; // the query to send at the next animation frame
-
-  // DOM helpers shared with the page (app.js): el(tag, props, ...children)
-  // builds an element, text only through textContent; v(name, sub) a variable.
-  const el = (...args) => api.el(...args);
-  const v = (name, sub) => api.v(name, sub);
 
   const numberField = (label, key, variable) => api.numberField("atoms-", label, key, variable);
 
@@ -141,8 +137,6 @@
     return ns.toPrecision(3) + " ns";
   }
 
-  const setIfIdle = (input, value) => api.setIfIdle(input, value);
-
   function sync(state, f) {
     if (!els || !f) return;
     for (const key of ["d", "seed", "H", "m", "k"]) setIfIdle(els[key], state[key]);
@@ -245,5 +239,5 @@
       ". " + fit.note;
   }
 
-  scenes.atoms = { build, sync };
-})();
+  return { build, sync };
+}

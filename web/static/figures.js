@@ -1,21 +1,44 @@
-// Figure export: the Export panel in #export and window.headlabFigures,
-// which window.headlab.figure delegates to. Figures are made by a Web Worker
-// (static/figures-worker.js) running the figures program, started on first
-// use only, so the page's first load does not fetch it.
+// Figure export: figures(currentLink) makes the page's figure maker,
+// window.headlab.figures (window.headlab.figure delegates to it), and
+// exportPanel(root, figs) builds the Export panel in #export. Figures are
+// made by a Web Worker (static/figures-worker.js) running the figures
+// program, started on first use only, so the page's first load does not
+// fetch it.
 //
-// headlabFigures.figure(fmt, opts) returns a Promise of the current view's
+// figures.figure(fmt, opts) returns a Promise of the current view's
 // figure: a string for "svg" and "tex" (the text, byte for byte what
 // `go run ./plots/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
 // "png" and "csv" (a zip of the figure's tables, one CSV each). opts may set
 // dpi (150, 300, 600), size (a preset of PRESETS or a width such as
 // "4.5in"), font (points), typeface ("serif" | "lm"; default the link's font
 // key) and link (default: the page's current link).
-// headlabFigures.csv(opts) returns a Promise of the figure's tables, an
+// figures.csv(opts) returns a Promise of the figure's tables, an
 // object mapping each file name (NAME-TABLE.csv) to its CSV text.
-// headlabFigures.last holds the timings of the last figure: ms inside Go,
+// figures.last holds the timings of the last figure: ms inside Go,
 // workerMs in the worker, roundMs for the whole round trip.
-"use strict";
-(function () {
+import { el } from "./widgets.js";
+
+// The width presets, as plots.Presets lists them (a browser test keeps the
+// two equal).
+const PRESETS = [
+  ["one", "one column, 3.25 in"],
+  ["two", "two columns, 6.75 in"],
+  ["acm", "ACM acmart, column: 3.33 in"],
+  ["acm-wide", "ACM acmart, text width: 7.0 in"],
+  ["ieee", "IEEEtran, column: 3.5 in"],
+  ["ieee-wide", "IEEEtran, text width: 7.16 in"],
+  ["icml", "ICML, column: 3.25 in"],
+  ["icml-wide", "ICML, text width: 6.75 in"],
+  ["neurips", "NeurIPS and ICLR, text width: 5.5 in"],
+  ["neurips-half", "NeurIPS and ICLR, half width: 2.7 in"],
+  ["lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)"],
+  ["lncs-half", "Springer LNCS, half width: 2.35 in"],
+];
+const FORMATS = ["svg", "pdf", "png", "tex", "csv"];
+
+// figures returns the page's figure maker; currentLink() is the link a
+// figure shows unless opts.link names another.
+export function figures(currentLink) {
   let worker = null;
   let nextId = 1;
   const pending = new Map();
@@ -49,29 +72,6 @@
     });
   }
 
-  function currentLink() {
-    const hl = window.headlab;
-    return hl && typeof hl.link === "function" ? hl.link() : location.hash;
-  }
-
-  const FORMATS = ["svg", "pdf", "png", "tex", "csv"];
-  // The width presets, as plots.Presets lists them (a browser test keeps
-  // the two equal).
-  const PRESETS = [
-    ["one", "one column, 3.25 in"],
-    ["two", "two columns, 6.75 in"],
-    ["acm", "ACM acmart, column: 3.33 in"],
-    ["acm-wide", "ACM acmart, text width: 7.0 in"],
-    ["ieee", "IEEEtran, column: 3.5 in"],
-    ["ieee-wide", "IEEEtran, text width: 7.16 in"],
-    ["icml", "ICML, column: 3.25 in"],
-    ["icml-wide", "ICML, text width: 6.75 in"],
-    ["neurips", "NeurIPS and ICLR, text width: 5.5 in"],
-    ["neurips-half", "NeurIPS and ICLR, half width: 2.7 in"],
-    ["lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)"],
-    ["lncs-half", "Springer LNCS, half width: 2.35 in"],
-  ];
-
   function build(fmt, opts) {
     opts = opts || {};
     const format = String(fmt || "svg").toLowerCase();
@@ -96,6 +96,7 @@
   const api = {
     last: null,
     started: () => worker !== null,
+    start,
     presets: PRESETS.map(([name, doc]) => ({ name, doc })),
     figure(fmt, opts) {
       const text = ["svg", "tex"].includes(String(fmt).toLowerCase());
@@ -111,86 +112,78 @@
       return build(fmt, opts).then((r) => ({ name: r.file, blob: new Blob([r.bytes], { type: r.mime }) }));
     },
   };
-  window.headlabFigures = api;
+  return api;
+}
 
-  // ---- the Export panel ----
-  function el(tag, props, ...kids) {
-    const e = document.createElement(tag);
-    Object.assign(e, props || {});
-    for (const k of kids) e.append(k);
-    return e;
-  }
+// ---- the Export panel ----
 
-  function download(name, blob) {
-    const a = el("a", { href: URL.createObjectURL(blob), download: name });
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  }
+function download(name, blob) {
+  const a = el("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
 
-  function buildPanel() {
-    const root = document.getElementById("export");
-    if (!root) return;
-    const format = el("select", { id: "export-format", name: "format" },
-      el("option", { value: "svg", textContent: "SVG" }),
-      el("option", { value: "pdf", textContent: "PDF" }),
-      el("option", { value: "png", textContent: "PNG" }),
-      el("option", { value: "tex", textContent: "TeX (PGF)", title: "PGF code for \\input: your LaTeX sets the labels" }),
-      el("option", { value: "csv", textContent: "CSV (zip)", title: "the data: one CSV file per table, in a zip" }));
-    const dpi = el("select", { id: "export-dpi", name: "dpi", disabled: true },
-      el("option", { value: "150", textContent: "150 dpi" }),
-      el("option", { value: "300", textContent: "300 dpi", selected: true }),
-      el("option", { value: "600", textContent: "600 dpi" }));
-    const size = el("select", { id: "export-size", name: "size" },
-      ...PRESETS.map(([value, doc]) => el("option", { value, textContent: doc })));
-    const typeface = el("select", { id: "export-typeface", name: "typeface" },
-      el("option", { value: "", textContent: "as the link says" }),
-      el("option", { value: "serif", textContent: "Liberation Serif (Times)" }),
-      el("option", { value: "lm", textContent: "Latin Modern (LaTeX)" }));
-    const font = el("input", { id: "export-font", name: "font", type: "number", min: "5", max: "14", step: "0.5", value: "8" });
-    const go = el("button", { type: "button", id: "export-download", textContent: "Download" });
-    const data = el("button", { type: "button", id: "export-csv", textContent: "Data (CSV)" });
-    const status = el("p", { id: "export-status", className: "hint" });
-    status.setAttribute("role", "status");
-    status.setAttribute("aria-live", "polite");
-    const details = el("details", { className: "export-details" },
-      el("summary", { textContent: "Export figure" }),
-      el("div", { className: "export-grid" },
-        el("label", {}, "Format ", format),
-        el("label", {}, "Resolution ", dpi),
-        el("label", {}, "Size ", size),
-        el("label", {}, "Typeface ", typeface),
-        el("label", {}, "Text (pt) ", font)),
-      el("div", { className: "export-actions" }, go, data),
-      status);
-    root.append(details);
-    // The worker starts when the panel is first opened, so a download is
-    // quick; the page's start-up never fetches it.
-    details.addEventListener("toggle", () => { if (details.open) start(); });
-    format.addEventListener("change", () => { dpi.disabled = format.value !== "png"; });
-    const opts = () => ({ dpi: Number(dpi.value), size: size.value, font: Number(font.value) || 8, typeface: typeface.value });
-    const busy = (on, msg) => {
-      go.disabled = data.disabled = on;
-      status.textContent = msg;
-    };
-    go.addEventListener("click", () => {
-      const fmt = format.value;
-      busy(true, "Making the " + fmt.toUpperCase() + "…");
-      api.file(fmt, opts()).then((f) => {
-        download(f.name, f.blob);
-        busy(false, "Saved " + f.name + " (" + Math.round(f.blob.size / 1024) + " kB, " + Math.round(api.last.roundMs) + " ms). The link is inside the file.");
-      }, (err) => busy(false, String(err.message || err)));
-    });
-    data.addEventListener("click", () => {
-      busy(true, "Collecting the data…");
-      api.file("csv", opts()).then((f) => {
-        download(f.name, f.blob);
-        busy(false, "Saved " + f.name + ": one CSV file per table, and a README with the link.");
-      }, (err) => busy(false, String(err.message || err)));
-    });
-  }
+// exportPanel builds the Export panel in root, making figures with figs
+// (a figures() maker).
+export function exportPanel(root, figs) {
+  const format = el("select", { id: "export-format", name: "format" },
+    el("option", { value: "svg", textContent: "SVG" }),
+    el("option", { value: "pdf", textContent: "PDF" }),
+    el("option", { value: "png", textContent: "PNG" }),
+    el("option", { value: "tex", textContent: "TeX (PGF)", title: "PGF code for \\input: your LaTeX sets the labels" }),
+    el("option", { value: "csv", textContent: "CSV (zip)", title: "the data: one CSV file per table, in a zip" }));
+  const dpi = el("select", { id: "export-dpi", name: "dpi", disabled: true },
+    el("option", { value: "150", textContent: "150 dpi" }),
+    el("option", { value: "300", textContent: "300 dpi", selected: true }),
+    el("option", { value: "600", textContent: "600 dpi" }));
+  const size = el("select", { id: "export-size", name: "size" },
+    ...PRESETS.map(([value, doc]) => el("option", { value, textContent: doc })));
+  const typeface = el("select", { id: "export-typeface", name: "typeface" },
+    el("option", { value: "", textContent: "as the link says" }),
+    el("option", { value: "serif", textContent: "Liberation Serif (Times)" }),
+    el("option", { value: "lm", textContent: "Latin Modern (LaTeX)" }));
+  const font = el("input", { id: "export-font", name: "font", type: "number", min: "5", max: "14", step: "0.5", value: "8" });
+  const go = el("button", { type: "button", id: "export-download", textContent: "Download" });
+  const data = el("button", { type: "button", id: "export-csv", textContent: "Data (CSV)" });
+  const status = el("p", { id: "export-status", className: "hint" });
+  status.setAttribute("role", "status");
+  status.setAttribute("aria-live", "polite");
+  const details = el("details", { className: "export-details" },
+    el("summary", { textContent: "Export figure" }),
+    el("div", { className: "export-grid" },
+      el("label", {}, "Format ", format),
+      el("label", {}, "Resolution ", dpi),
+      el("label", {}, "Size ", size),
+      el("label", {}, "Typeface ", typeface),
+      el("label", {}, "Text (pt) ", font)),
+    el("div", { className: "export-actions" }, go, data),
+    status);
+  root.append(details);
+  // The worker starts when the panel is first opened, so a download is
+  // quick; the page's start-up never fetches it.
+  details.addEventListener("toggle", () => { if (details.open) figs.start(); });
+  format.addEventListener("change", () => { dpi.disabled = format.value !== "png"; });
+  const opts = () => ({ dpi: Number(dpi.value), size: size.value, font: Number(font.value) || 8, typeface: typeface.value });
+  const busy = (on, msg) => {
+    go.disabled = data.disabled = on;
+    status.textContent = msg;
+  };
+  go.addEventListener("click", () => {
+    const fmt = format.value;
+    busy(true, "Making the " + fmt.toUpperCase() + "…");
+    figs.file(fmt, opts()).then((f) => {
+      download(f.name, f.blob);
+      busy(false, "Saved " + f.name + " (" + Math.round(f.blob.size / 1024) + " kB, " + Math.round(figs.last.roundMs) + " ms). The link is inside the file.");
+    }, (err) => busy(false, String(err.message || err)));
+  });
+  data.addEventListener("click", () => {
+    busy(true, "Collecting the data…");
+    figs.file("csv", opts()).then((f) => {
+      download(f.name, f.blob);
+      busy(false, "Saved " + f.name + ": one CSV file per table, and a README with the link.");
+    }, (err) => busy(false, String(err.message || err)));
+  });
+}
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", buildPanel);
-  else buildPanel();
-})();

@@ -6,9 +6,10 @@
 // through api.set, so every control and the step are in the share link.
 // The numbers come from the canvas (facts). Text is only ever set with
 // textContent.
-"use strict";
-(function () {
-  const scenes = (window.headlabScenes = window.headlabScenes || {});
+import { el, v, setIfIdle, setText, sci, row } from "./widgets.js";
+
+// recovery makes the scene for the page's list of scenes (scenes.js).
+export function recovery() {
   const NOISE = ["0", "1e-14", "1e-12", "1e-10", "1e-8", "1e-6", "1e-4", "1e-3", "1e-2"];
   // Precisions offered (bits; 0 is float64). A link may name any other in
   // the schema's range, which is then added to the list.
@@ -26,11 +27,6 @@
   let state = null;
   let facts = null;
   let steps = null; // the step controls (api.stepper)
-
-  // DOM helpers shared with the page (app.js): el(tag, props, ...children)
-  // builds an element, text only through textContent; v(name, sub) a variable.
-  const el = (...args) => api.el(...args);
-  const v = (name, sub) => api.v(name, sub);
 
   const numberField = (label, key, variable) => api.numberField("rec-", label, key, variable);
 
@@ -112,11 +108,6 @@
 
   // ---- sync ----
 
-  const setIfIdle = (input, value) => api.setIfIdle(input, value);
-  const setText = (e, t) => api.setText(e, t);
-  const sci = (x) => api.sci(x);
-  const row = (name, value) => api.row(name, value);
-
   function sync(s, f) {
     if (!els || !f) return;
     state = s;
@@ -182,5 +173,5 @@
     if (offer) setText(els.recompute, "Recompute with " + f.failed.needPrec + " bits");
   }
 
-  scenes.recovery = { build, sync, key: (k) => steps.key(k) };
-})();
+  return { build, sync, key: (k) => steps.key(k) };
+}

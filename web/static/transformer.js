@@ -5,9 +5,10 @@
 // through api.set, so every control and the step are in the share link.
 // The numbers come from the canvas (facts); the run itself happens in the
 // compute worker. Text is only ever set with textContent.
-"use strict";
-(function () {
-  const scenes = (window.headlabScenes = window.headlabScenes || {});
+import { el, v, setIfIdle, setText, sci, row } from "./widgets.js";
+
+// transformer makes the scene for the page's list of scenes (scenes.js).
+export function transformer() {
   const VIEWS = [
     ["steps", "Step through"],
     ["result", "Result"],
@@ -28,8 +29,6 @@
   let facts = null;
   let steps = null; // the step controls (api.stepper)
 
-  const el = (...args) => api.el(...args);
-  const v = (name, sub) => api.v(name, sub);
   const numberField = (label, key, variable) => api.numberField("tf-", label, key, variable);
 
   function build(panel, a) {
@@ -81,11 +80,6 @@
 
   // ---- sync ----
 
-  const setIfIdle = (input, value) => api.setIfIdle(input, value);
-  const setText = (e, t) => api.setText(e, t);
-  const sci = (x) => api.sci(x);
-  const row = (name, value) => api.row(name, value);
-
   function sync(s, f) {
     if (!els || !f) return;
     state = s;
@@ -128,5 +122,5 @@
     setText(els.status, msg);
   }
 
-  scenes.transformer = { build, sync, key: (k) => steps.key(k) };
-})();
+  return { build, sync, key: (k) => steps.key(k) };
+}
