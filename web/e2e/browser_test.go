@@ -185,14 +185,13 @@ func chromePath() (string, error) {
 	return "", errors.New("no browser: set HEADLAB_CHROME, or install chromium (./build.sh test installs Debian's)")
 }
 
-// waitSettled waits, with a generous deadline, until the page's scene has
-// no computation under way (its facts' computing is false or absent) and
-// the address bar holds its link.
+// waitSettled waits, with a generous deadline, until the page has settled
+// (settledJS): no computation under way, the address bar holding the link.
 func (tb *tab) waitSettled(what string) {
 	tb.tb.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, 4*time.Minute)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!headlab.facts().computing && location.hash === headlab.link()`,
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](settledJS,
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(4*time.Minute))); err != nil {
 		tb.tb.Fatalf("%s: the scene did not settle: %v\npage: %s\nconsole: %s", what, err, tb.describe(), strings.Join(tb.takeProblems(), "\n"))
 	}

@@ -27,7 +27,11 @@ var engineLinks = []string{
 // run to run; every other number must be the same bits in every engine.
 const factsJSJSON = `JSON.stringify(headlab.facts(), (k, v) => (/(Ms|Ns)$|^timed$/.test(k) ? undefined : v))`
 
-const settledJS = `window.headlab && headlab.ready === true && !headlab.facts().computing && location.hash === headlab.link()`
+// settledJS is true once the page is ready, the scene has no computation
+// under way (its facts' computing false or absent, and the Atoms scene's
+// fewer-atoms fit, which runs in the compute worker beside the scene,
+// complete where it is available) and the address bar holds its link.
+const settledJS = `window.headlab && headlab.ready === true && ((f) => !f.computing && !(f.fit && f.fit.available && !f.fit.complete))(headlab.facts()) && location.hash === headlab.link()`
 
 // engine is a browser the suite can start, if it is installed.
 type engine struct {

@@ -16,6 +16,7 @@ import (
 type soakSample struct {
 	Min     float64 // minutes since the start
 	WasmMB  float64 `json:"wasm"`    // the canvas program's linear memory
+	WorkMB  float64 `json:"worker"`  // the compute worker program's linear memory (its last message's)
 	HeapMB  float64 `json:"heap"`    // the page's JS heap in use (Chromium's performance.memory)
 	Nodes   float64 `json:"nodes"`   // elements in the page and the canvas's frame
 	Notices float64 `json:"notices"` // headlab.errors
@@ -26,6 +27,7 @@ const soakSampleJS = `(() => {
 	const w = document.getElementById("canvas").contentWindow;
 	return {
 		wasm: w.headlabWasmBytes ? w.headlabWasmBytes() / 1048576 : 0,
+		worker: w.headlabCompute ? w.headlabCompute.wasmBytes / 1048576 : 0,
 		heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : 0,
 		nodes: document.getElementsByTagName("*").length + w.document.getElementsByTagName("*").length,
 		notices: headlab.errors.length,
@@ -37,10 +39,10 @@ const soakSampleJS = `(() => {
 // (default 15) minutes, in rounds of the same actions: the Attention scene
 // with tokens dragged, the Atoms scene, a Recovery run stepped with → and
 // its seed changed mid-run, a Transformer run stepped, figures exported.
-// After every round it samples the canvas's wasm memory, the JS heap, the
-// DOM and the notices. It reports each one's trend over the last two thirds
-// of the session (per minute), the canvas wasm memory's growth from the end
-// of the first round to the end of the third, key presses that did not
+// After every round it samples the canvas's and the compute worker's wasm
+// memory, the JS heap, the DOM and the notices. It reports each one's trend
+// over the last two thirds of the session (per minute), both programs' wasm
+// memory growth from the end of the first round to the end of the third, key presses that did not
 // land, and fails on a notice or a restarted worker. A benchmark, not a
 // test: run it with -run '^$' -bench Soak -benchtime 1x.
 func BenchmarkSoak(b *testing.B) {
@@ -132,8 +134,11 @@ func BenchmarkSoak(b *testing.B) {
 		b.ReportMetric(slope(samples, from, func(s soakSample) float64 { return s.WasmMB }), "wasm-MB/min")
 		b.ReportMetric(slope(samples, from, func(s soakSample) float64 { return s.HeapMB }), "heap-MB/min")
 		b.ReportMetric(slope(samples, from, func(s soakSample) float64 { return s.Nodes }), "nodes/min")
+		b.ReportMetric(slope(samples, from, func(s soakSample) float64 { return s.WorkMB }), "worker-MB/min")
 		b.ReportMetric(samples[min(2, len(samples)-1)].WasmMB-samples[0].WasmMB, "wasm-MB-round1-3")
+		b.ReportMetric(samples[min(2, len(samples)-1)].WorkMB-samples[0].WorkMB, "worker-MB-round1-3")
 		b.ReportMetric(last.WasmMB, "wasm-MB")
+		b.ReportMetric(last.WorkMB, "worker-MB")
 		b.ReportMetric(float64(rounds), "rounds")
 		b.ReportMetric(float64(keys), "keys")
 		b.ReportMetric(float64(missed), "keys-missed")

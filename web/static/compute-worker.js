@@ -33,8 +33,14 @@ const yc = new MessageChannel();
 yc.port1.onmessage = () => self.headlabComputeResume();
 self.headlabComputeYield = () => yc.port2.postMessage(0);
 
+// memory is the program's linear memory once it runs: every message the
+// program posts carries its size in bytes (wasmBytes), which only grows
+// (the Go heap's high-water mark), for the page's soak benchmark.
+let memory = null;
+
 const realPost = self.postMessage.bind(self);
 self.postMessage = (msg, transfer) => {
+  if (msg && memory) msg.wasmBytes = memory.buffer.byteLength;
   if (msg && msg.op === "ready") {
     ready = true;
     msg.via = via;
@@ -60,7 +66,7 @@ console.log = (...args) => {
 function instantiate(module) {
   const go = new Go();
   go.exit = (code) => { go.exitCode = code; };
-  const run = (instance) => go.run(instance).then(() => {
+  const run = (instance) => (memory = instance.exports.mem, go.run(instance)).then(() => {
     die("the compute program exited (code " + go.exitCode + ")" + (deathLine ? ": " + deathLine : ""));
   });
   if (module instanceof WebAssembly.Module) {

@@ -21,6 +21,9 @@
 //	                       want of a module (none, once the canvas runs)
 //	startMs                each worker's start-up: ms from its creation to
 //	                       its program's ready message
+//	wasmBytes              the worker program's linear memory, in bytes, as
+//	                       its last message said (it only grows: the Go
+//	                       heap's high-water mark; the soak benchmark reads it)
 //
 // Test hook: window.headlabComputeFault on the page (or in this frame) set
 // to "panic" makes the next job kill the worker's program, as a bug would;
@@ -70,6 +73,7 @@
     const t0 = performance.now();
     w.onmessage = (e) => {
       const msg = e.data || {};
+      if (typeof msg.wasmBytes === "number") api.wasmBytes = msg.wasmBytes;
       if (msg.op === "dead") {
         w.terminate();
         if (worker === w) died(msg.error || "it ended");
@@ -108,6 +112,7 @@
     restarts: 0,
     fetched: 0,
     startMs: [],
+    wasmBytes: 0,
     start(key, job, kind) {
       const id = nextId++;
       kind = kind === undefined ? "?" : String(kind);
