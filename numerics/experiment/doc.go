@@ -20,5 +20,5 @@
 //
 // The package is plain Go on numerics: no browser, no ebiten, no plotting.
 // Every run is made in the compute worker (or natively), never on the
-// canvas's thread; a Context paces it and lets its caller stop it.
+// canvas's thread; a Pacer paces it and lets its caller stop it.
 package experiment

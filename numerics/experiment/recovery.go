@@ -137,7 +137,7 @@ type RecoveryRun struct {
 	Dur time.Duration
 }
 
-// ErrCancelled is the error of an experiment whose Context asked it to
+// ErrCancelled is the error of an experiment whose Pacer asked it to
 // stop.
 var ErrCancelled = errors.New("experiment: cancelled")
 
