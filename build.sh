@@ -152,8 +152,13 @@ test_all() {
   build
   # go.work gives every Go tool the ebiten the canvas ships: after the build,
   # the canvas's packages must resolve to the patched copy, whose
-  # internal/headlabir upstream has not.
-  GOOS=js GOARCH=wasm "$GO" list -deps ./wasm/canvas | grep -qx 'github.com/hajimehoshi/ebiten/v2/internal/headlabir' ||
+  # internal/headlabir upstream has not. The list is read whole before it is
+  # searched: grep -q stops at its match, and with pipefail the SIGPIPE go
+  # list then takes would fail the check at random.
+  local deps
+  deps=$(GOOS=js GOARCH=wasm "$GO" list -deps ./wasm/canvas) ||
+    die "go list could not resolve the canvas's packages"
+  grep -qx 'github.com/hajimehoshi/ebiten/v2/internal/headlabir' <<<"$deps" ||
     die "go.work does not give the Go tools the patched ebiten (wasm/ebitenpatch)"
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
