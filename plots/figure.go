@@ -23,6 +23,11 @@ import (
 	"headlab/plots/internal/pdfcanvas"
 )
 
+// Command is the command line that regenerates a figure from its link
+// (web/cmd/figures, run from a checkout); every file a figure is written
+// to names it beside the link.
+const Command = "go run ./web/cmd/figures"
+
 // Format is a figure file format.
 type Format string
 
@@ -447,7 +452,7 @@ func svgMeta(b []byte, f Figure) ([]byte, error) {
 	m.WriteString("<title>")
 	xml.EscapeText(&m, []byte(Plain(f.Title)))
 	m.WriteString("</title>\n<desc>")
-	xml.EscapeText(&m, []byte("headlab figure; regenerate with: go run ./plots/cmd/figures -link '"+f.Link+"'"))
+	xml.EscapeText(&m, []byte("headlab figure; regenerate with: "+Command+" -link '"+f.Link+"'"))
 	m.WriteString("</desc>\n<metadata><headlab:link xmlns:headlab=\"https://headlab.invalid/ns\">")
 	xml.EscapeText(&m, []byte(f.Link))
 	m.WriteString("</headlab:link></metadata>\n")

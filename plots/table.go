@@ -131,7 +131,7 @@ func (f Figure) CSVZip() ([]byte, error) {
 	var readme strings.Builder
 	fmt.Fprintf(&readme, "headlab figure: %s\n", Plain(f.Title))
 	if f.Link != "" {
-		fmt.Fprintf(&readme, "link: %s\nregenerate: go run ./plots/cmd/figures -link '%s' -csv-dir DIR\n", f.Link, f.Link)
+		fmt.Fprintf(&readme, "link: %s\nregenerate: %s -link '%s' -csv-dir DIR\n", f.Link, Command, f.Link)
 	}
 	readme.WriteString("\nOne table per file, a header row naming each column with its unit in parentheses;\nan empty cell is a value that does not exist (an unresolved run, a count not measured).\n\n")
 	for _, t := range f.Data {

@@ -45,7 +45,7 @@ func texHeader(f Figure) []byte {
 	fmt.Fprintf(&b, "%% headlab figure: %s\n", oneLine(Plain(f.Title)))
 	if f.Link != "" {
 		fmt.Fprintf(&b, "%% link: %s\n", oneLine(f.Link))
-		fmt.Fprintf(&b, "%% regenerate: go run ./plots/cmd/figures -link '%s' -format tex\n", oneLine(f.Link))
+		fmt.Fprintf(&b, "%% regenerate: %s -link '%s' -format tex\n", Command, oneLine(f.Link))
 	}
 	b.WriteString("% Use: \\usepackage{pgf} in the preamble, then \\input{this file} (in a figure).\n")
 	b.WriteString("% The labels are set by the document's LaTeX, in its fonts.\n")
