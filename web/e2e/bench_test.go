@@ -375,67 +375,137 @@ func headerValue(hdr network.Headers, key string) string {
 	return ""
 }
 
-// BenchmarkDragFPS drags the query around a circle with real mouse events
-// for about 3 s on the largest attention scene (N = 64, H = 8, heat map
-// on; the scene is always drawn anti-aliased, by the fringes of
-// wasm/canvas's feathered batch), and reports
-// ebiten's ActualFPS at the end (fps), the iframe's requestAnimationFrame
-// rate over the drag (raf-fps), the mouse events the page accepted per
-// second (moves/s), and, before the drag, ActualFPS (idle-fps) and the
-// requestAnimationFrame rate over 2 s (idle-raf-fps).
-func BenchmarkDragFPS(b *testing.B) {
-	const link = "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"
-	var fps, raf, moves, idle, idleRAF float64
-	for b.Loop() {
-		tb := newTab(b)
-		tb.load(h.base + link)
-		idleRAF = eval[float64](tb, `new Promise((r) => {
-			const w = document.getElementById("canvas").contentWindow, t0 = performance.now();
-			let n = 0;
-			const f = () => (++n, performance.now() - t0 < 2000 ? w.requestAnimationFrame(f) : r(n / ((performance.now() - t0) / 1000)));
-			w.requestAnimationFrame(f);
-		})`)
-		idle = eval[float64](tb, "headlab.fps()")
-		st := tb.snap().State
-		q := tb.point(st.N - 1)
-		box := eval[[6]float64](tb, canvasBoxJS)
-		r := math.Min(60, math.Min(box[2], box[3])/5)
-		cx, cy := box[0]+box[2]/2, box[1]+box[3]/2
+// dragLinks are the views BenchmarkDragFPS drags in: the largest attention
+// scene, the same without its heat map, and a sparse one (one head, four
+// tokens, no heat map) that draws almost nothing.
+var dragLinks = []struct{ name, link string }{
+	{"", "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=1"},
+	{"noheat-", "#v=1&scene=attention&H=8&d=2&N=64&seed=3&heat=0"},
+	{"sparse-", "#v=1&scene=attention&H=1&d=2&N=4&seed=3&heat=0"},
+}
 
-		eval[bool](tb, `(() => { const w = document.getElementById("canvas").contentWindow; w.__frames = 0; const f = () => { w.__frames++; w.requestAnimationFrame(f); }; w.requestAnimationFrame(f); w.__t0 = performance.now(); return true; })()`)
-		tb.mouse(input.DispatchMouseEventTypeMouseMoved, q[0], q[1], false)
-		tb.frames(2)
-		tb.mouse(input.DispatchMouseEventTypeMousePressed, q[0], q[1], true)
-		tb.frames(2)
-		// Around a circle about the canvas's centre, 0.15 rad a step.
-		n := 0
-		var x, y float64
-		t0 := time.Now()
-		for time.Since(t0) < 3*time.Second {
-			a := float64(n) * 0.15
-			x, y = cx+r*math.Cos(a), cy+r*math.Sin(a)
-			tb.mouse(input.DispatchMouseEventTypeMouseMoved, x, y, true)
-			n++
+// BenchmarkDragFPS drags the query around a circle with real mouse events
+// for about 3 s in each of dragLinks (the scene is always drawn
+// anti-aliased, by the fringes of wasm/canvas's feathered batch), and the
+// same drag over the minimal ebiten page (wasm/minimal, built in the same
+// run of the same ebiten, filling its canvas, set to the size of
+// headlab's, every frame: the floor of any ebiten page that draws every
+// frame). It reports, for the largest
+// view, ebiten's ActualFPS at the end (fps), the canvas frame's
+// requestAnimationFrame rate over the drag (raf-fps), the mouse events the
+// page accepted per second (moves/s) and, before the drag, ActualFPS
+// (idle-fps) and the rAF rate over 2 s (idle-raf-fps); the rAF rate of the
+// other two views (noheat-raf-fps, sparse-raf-fps) and of the minimal page
+// (minimal-raf-fps); and raf-fps over minimal-raf-fps (ratio, target ≥
+// 0.75). Medians over -benchtime rounds, the views and the minimal page
+// interleaved in each.
+func BenchmarkDragFPS(b *testing.B) {
+	minimal := serveBaseline(b, minimalPkg, false).url
+	var fps, moves, idle, idleRAF, mini []float64
+	raf := make([][]float64, len(dragLinks))
+	var canvas [2]float64 // headlab's canvas, CSS pixels
+	for b.Loop() {
+		for k, v := range dragLinks {
+			tb := newTab(b)
+			tb.load(h.base + v.link)
+			if k == 0 {
+				idleRAF = append(idleRAF, eval[float64](tb, rafRateJS(canvasWindowJS, 2000)))
+				idle = append(idle, eval[float64](tb, "headlab.fps()"))
+			}
+			st := tb.snap().State
+			q := tb.point(st.N - 1)
+			box := eval[[6]float64](tb, canvasBoxJS)
+			canvas = [2]float64{box[2], box[3]}
+			r := math.Min(60, math.Min(box[2], box[3])/5)
+			d := circleDrag(tb, canvasWindowJS, q, [2]float64{box[0] + box[2]/2, box[1] + box[3]/2}, r)
+			raf[k] = append(raf[k], d.raf)
+			if k == 0 {
+				fps = append(fps, d.fps)
+				moves = append(moves, d.moves)
+			}
+			tb.waitFor("the link to follow the drag", "location.hash === headlab.link()")
+			if after := tb.snap(); slices.Equal(after.State.Tok, st.Tok) {
+				b.Errorf("%s: the drag moved nothing: was the query at (%.0f, %.0f) pressed?", v.link, q[0], q[1])
+			}
+			tb.close()
 		}
-		elapsed := time.Since(t0).Seconds()
-		fps = eval[float64](tb, "headlab.fps()")
-		frames := eval[[2]float64](tb, `(() => { const w = document.getElementById("canvas").contentWindow; return [w.__frames, performance.now() - w.__t0]; })()`)
-		tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
-		tb.frames(2)
-		raf = frames[0] / (frames[1] / 1000)
-		moves = float64(n) / elapsed
-		tb.waitFor("the link to follow the drag", "location.hash === headlab.link()")
-		after := tb.snap()
-		if slices.Equal(after.State.Tok, st.Tok) {
-			b.Errorf("the drag moved nothing: was the query at (%.0f, %.0f) pressed?", q[0], q[1])
-		}
+		// The minimal page's canvas at the size of headlab's.
+		tb := newTab(b)
+		timedLoad(tb, minimal, minimalReady)
+		size := eval[[2]float64](tb, fmt.Sprintf(`new Promise((r) => {
+			document.body.style.width = "%[1]gpx"; document.body.style.height = "%[2]gpx";
+			const c = document.querySelector("canvas");
+			const f = () => (c.clientWidth === %[1]g && c.clientHeight === %[2]g ? r([c.clientWidth, c.clientHeight]) : requestAnimationFrame(f));
+			requestAnimationFrame(f);
+		})`, canvas[0], canvas[1]))
+		c := [2]float64{size[0] / 2, size[1] / 2}
+		mini = append(mini, circleDrag(tb, "window", c, c, math.Min(60, math.Min(size[0], size[1])/5)).raf)
 		tb.close()
 	}
-	b.ReportMetric(fps, "fps")
-	b.ReportMetric(raf, "raf-fps")
-	b.ReportMetric(moves, "moves/s")
-	b.ReportMetric(idle, "idle-fps")
-	b.ReportMetric(idleRAF, "idle-raf-fps")
+	b.ReportMetric(median(fps), "fps")
+	b.ReportMetric(median(raf[0]), "raf-fps")
+	b.ReportMetric(median(moves), "moves/s")
+	b.ReportMetric(median(idle), "idle-fps")
+	b.ReportMetric(median(idleRAF), "idle-raf-fps")
+	for k, v := range dragLinks[1:] {
+		b.ReportMetric(median(raf[k+1]), v.name+"raf-fps")
+	}
+	b.ReportMetric(median(mini), "minimal-raf-fps")
+	b.ReportMetric(median(raf[0])/median(mini), "ratio")
+}
+
+// canvasWindowJS is the canvas frame's window.
+const canvasWindowJS = `document.getElementById("canvas").contentWindow`
+
+// rafRateJS counts win's requestAnimationFrame callbacks for ms
+// milliseconds and resolves to their rate per second.
+func rafRateJS(win string, ms int) string {
+	return fmt.Sprintf(`new Promise((r) => {
+		const w = %s, t0 = performance.now();
+		let n = 0;
+		const f = () => (++n, performance.now() - t0 < %d ? w.requestAnimationFrame(f) : r(n / ((performance.now() - t0) / 1000)));
+		w.requestAnimationFrame(f);
+	})`, win, ms)
+}
+
+// dragged is what circleDrag measured.
+type dragged struct {
+	raf   float64 // win's requestAnimationFrame rate over the drag
+	fps   float64 // headlab.fps() at the end, 0 where there is none
+	moves float64 // mouse events dispatched per second
+}
+
+// circleDrag presses the left button at from, moves the mouse for about 3 s
+// around a circle of radius r about centre, 0.15 rad a step, and
+// releases it, counting win's animation frames meanwhile.
+func circleDrag(tb *tab, win string, from, centre [2]float64, r float64) dragged {
+	tb.tb.Helper()
+	frames := func(n int) {
+		eval[bool](tb, fmt.Sprintf(`new Promise((r) => { const w = %s; let k = 0; const f = () => (++k >= %d ? r(true) : w.requestAnimationFrame(f)); w.requestAnimationFrame(f); })`, win, n))
+	}
+	eval[bool](tb, fmt.Sprintf(`(() => { const w = %s; w.__frames = 0; const f = () => { w.__frames++; w.requestAnimationFrame(f); }; w.requestAnimationFrame(f); w.__t0 = performance.now(); return true; })()`, win))
+	tb.mouse(input.DispatchMouseEventTypeMouseMoved, from[0], from[1], false)
+	frames(2)
+	tb.mouse(input.DispatchMouseEventTypeMousePressed, from[0], from[1], true)
+	frames(2)
+	n := 0
+	x, y := from[0], from[1]
+	t0 := time.Now()
+	for time.Since(t0) < 3*time.Second {
+		a := float64(n) * 0.15
+		x, y = centre[0]+r*math.Cos(a), centre[1]+r*math.Sin(a)
+		tb.mouse(input.DispatchMouseEventTypeMouseMoved, x, y, true)
+		n++
+	}
+	elapsed := time.Since(t0).Seconds()
+	var d dragged
+	d.fps = eval[float64](tb, "window.headlab ? headlab.fps() : 0")
+	f := eval[[2]float64](tb, fmt.Sprintf(`(() => { const w = %s; return [w.__frames, performance.now() - w.__t0]; })()`, win))
+	tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
+	frames(2)
+	d.raf = f[0] / (f[1] / 1000)
+	d.moves = float64(n) / elapsed
+	return d
 }
 
 func median(xs []float64) float64 {
