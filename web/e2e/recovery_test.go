@@ -471,3 +471,22 @@ func BenchmarkRecoveryLearn(b *testing.B) {
 		})
 	}
 }
+
+// TestStepAfterRun presses → the moment a run has finished, before the
+// page's throttled sync (app.js, SYNC_EVERY) has caught up with it: the
+// press must land. It was dropped as "computing" while the stepper read
+// the facts of the last sync (BenchmarkSoak saw one such press in 2,640).
+func TestStepAfterRun(t *testing.T) {
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
+	for seed := 20; seed < 26; seed++ {
+		eval[any](tb, fmt.Sprintf(`headlab.open("#v=1&scene=recovery&H=2&d=3&seed=%d&step=3"), null`, seed))
+		eval[bool](tb, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
+		// A tight loop, so that → follows the run's end within milliseconds.
+		if !eval[bool](tb, `new Promise((r) => { const t0 = performance.now(); const f = () => (!headlab.facts().computing ? r(true) : performance.now() - t0 > 120000 ? r(false) : setTimeout(f, 1)); f(); })`) {
+			t.Fatalf("seed %d: the run did not finish within 2 minutes", seed)
+		}
+		tb.do("pressing →", chromedp.KeyEvent(kb.ArrowRight))
+		tb.waitFor(fmt.Sprintf("seed %d: the step to become 4", seed), `headlab.state().step === 4 && headlab.facts().step === 4`)
+	}
+}

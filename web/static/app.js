@@ -396,7 +396,7 @@ function start() {
   // ---- start-up ----
   // The API a scene's module builds its panel with.
   const api = {
-    ...controls({ set, state: () => state }),
+    ...controls({ set, state: () => state, facts: () => headlab.facts() }),
     field: (key) => fields[key],
     set,
     state: () => state,

@@ -1,8 +1,9 @@
 // The widgets every scene's panel is built from, written once. The plain
 // helpers (el, v, setIfIdle, setText, sci, row) need nothing but the
 // document; controls(page) builds the ones that read and set the state
-// (a number field, the step controls, the view buttons). User text is only
-// ever set with textContent, never parsed as HTML.
+// (a number field, the step controls, the view buttons; page gives set,
+// state and facts, the canvas's facts now). User text is only ever set
+// with textContent, never parsed as HTML.
 
 // el builds an element: props set properties or attributes ("class",
 // and "text" through textContent, so user text is never parsed as HTML).
@@ -79,8 +80,13 @@ export function controls(page) {
     };
     let facts = null;
     const last = () => (facts && typeof facts.steps === "number" ? facts.steps : page.state().step);
+    // go reads the canvas's facts as they are now, not as the last sync
+    // left them: syncs are throttled (SYNC_EVERY), and a step asked for
+    // just after a run finished would otherwise be dropped as "computing".
     const go = (k) => {
-      if (!cur() || !facts || facts.computing) return;
+      if (!cur()) return;
+      facts = page.facts() || facts;
+      if (!facts || facts.computing) return;
       const to = Math.max(0, Math.min(last(), k));
       if (to !== page.state().step) page.set("step", to);
     };
