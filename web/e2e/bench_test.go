@@ -454,9 +454,6 @@ func BenchmarkDragFPS(b *testing.B) {
 	b.ReportMetric(median(raf[0])/median(mini), "ratio")
 }
 
-// canvasWindowJS is the canvas frame's window.
-const canvasWindowJS = `document.getElementById("canvas").contentWindow`
-
 // rafRateJS counts win's requestAnimationFrame callbacks for ms
 // milliseconds and resolves to their rate per second.
 func rafRateJS(win string, ms int) string {
@@ -480,14 +477,11 @@ type dragged struct {
 // releases it, counting win's animation frames meanwhile.
 func circleDrag(tb *tab, win string, from, centre [2]float64, r float64) dragged {
 	tb.tb.Helper()
-	frames := func(n int) {
-		eval[bool](tb, fmt.Sprintf(`new Promise((r) => { const w = %s; let k = 0; const f = () => (++k >= %d ? r(true) : w.requestAnimationFrame(f)); w.requestAnimationFrame(f); })`, win, n))
-	}
 	eval[bool](tb, fmt.Sprintf(`(() => { const w = %s; w.__frames = 0; const f = () => { w.__frames++; w.requestAnimationFrame(f); }; w.requestAnimationFrame(f); w.__t0 = performance.now(); return true; })()`, win))
 	tb.mouse(input.DispatchMouseEventTypeMouseMoved, from[0], from[1], false)
-	frames(2)
+	tb.framesIn(win, 2)
 	tb.mouse(input.DispatchMouseEventTypeMousePressed, from[0], from[1], true)
-	frames(2)
+	tb.framesIn(win, 2)
 	n := 0
 	x, y := from[0], from[1]
 	t0 := time.Now()
@@ -502,7 +496,7 @@ func circleDrag(tb *tab, win string, from, centre [2]float64, r float64) dragged
 	d.fps = eval[float64](tb, "window.headlab ? headlab.fps() : 0")
 	f := eval[[2]float64](tb, fmt.Sprintf(`(() => { const w = %s; return [w.__frames, performance.now() - w.__t0]; })()`, win))
 	tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
-	frames(2)
+	tb.framesIn(win, 2)
 	d.raf = f[0] / (f[1] / 1000)
 	d.moves = float64(n) / elapsed
 	return d

@@ -430,12 +430,29 @@ func mouseEvent(ctx context.Context, typ input.DispatchMouseEventType, x, y floa
 // take hundreds of milliseconds in a software-rendered browser.
 func (t *tab) frames(n int) {
 	t.tb.Helper()
+	t.framesIn(canvasWindowJS, n)
+}
+
+// framesIn waits until the window win (a JavaScript expression) has run n
+// animation frames.
+func (t *tab) framesIn(win string, n int) {
+	t.tb.Helper()
 	eval[bool](t, fmt.Sprintf(`new Promise((r) => {
-		const w = document.getElementById("canvas").contentWindow;
+		const w = %s;
 		let k = 0;
 		const f = () => (++k >= %d ? r(true) : w.requestAnimationFrame(f));
 		w.requestAnimationFrame(f);
-	})`, n))
+	})`, win, n))
+}
+
+// canvasWindowJS is the canvas frame's window.
+const canvasWindowJS = `document.getElementById("canvas").contentWindow`
+
+// focusPage takes the focus from whatever control has it, so that keys go
+// to the page's own handler.
+func (t *tab) focusPage() {
+	t.tb.Helper()
+	eval[bool](t, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
 }
 
 // sleep pauses for d, letting the page run frames.

@@ -159,7 +159,7 @@ func recoveryLinks(tb *tab) {
 // step by one, End and Home jump, and the link follows.
 func recoveryKeys(tb *tab) {
 	f := recoveryOpen(tb, "#v=1&scene=recovery&H=2&d=3&seed=3&step=5")
-	eval[bool](tb, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
+	tb.focusPage()
 	press := func(k string, want int) {
 		tb.tb.Helper()
 		tb.do("pressing a key", chromedp.KeyEvent(k))
@@ -481,7 +481,7 @@ func TestStepAfterRun(t *testing.T) {
 	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
 	for seed := 20; seed < 26; seed++ {
 		eval[any](tb, fmt.Sprintf(`headlab.open("#v=1&scene=recovery&H=2&d=3&seed=%d&step=3"), null`, seed))
-		eval[bool](tb, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
+		tb.focusPage()
 		// A tight loop, so that → follows the run's end within milliseconds.
 		if !eval[bool](tb, `new Promise((r) => { const t0 = performance.now(); const f = () => (!headlab.facts().computing ? r(true) : performance.now() - t0 > 120000 ? r(false) : setTimeout(f, 1)); f(); })`) {
 			t.Fatalf("seed %d: the run did not finish within 2 minutes", seed)

@@ -127,7 +127,7 @@ func TestTransformer(t *testing.T) {
 
 	// The arrow keys step, the link follows.
 	transformerOpen(tb, transformerBase+"&step=40")
-	eval[bool](tb, `(() => { document.activeElement && document.activeElement.blur && document.activeElement.blur(); document.body.focus(); return true; })()`)
+	tb.focusPage()
 	press := func(k string, want int) {
 		t.Helper()
 		tb.do("pressing a key", chromedp.KeyEvent(k))
