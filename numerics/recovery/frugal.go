@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"headlab/numerics/internal/poles"
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
@@ -201,7 +202,8 @@ const quickStarts = 8
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
 func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
+	gr := q.grid(lo, hi)
+	lb := l.fitScanned(q, gr, starts[:min(len(starts), quickStarts)])
 	if lb.x == nil {
 		return lb
 	}
@@ -232,12 +234,13 @@ const (
 )
 
 // poleGrid is the grid of a coordinate scan over lo…hi for one frugal
-// measurement: every head's term at every grid point and sample,
-// computed once and shared (read only) by the scans of every start.
+// measurement: every head's term at every grid point and sample, divided
+// by the sample's noise, computed once and shared (read only) by the
+// scans of every start.
 type poleGrid struct {
 	q    poleSamples
 	lp   []float64   // the grid's log-poles
-	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g])
+	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g]) / σ_i
 }
 
 // grid returns the scan grid of q over lo…hi.
@@ -253,7 +256,7 @@ func (q poleSamples) grid(lo, hi float64) *poleGrid {
 		t := make([]float64, scanPoints*m)
 		for g, rho := range rhos {
 			for i := 0; i < m; i++ {
-				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
+				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho) / q.sigma[i]
 			}
 		}
 		gr.term[h] = t
@@ -263,45 +266,60 @@ func (q poleSamples) grid(lo, hi float64) *poleGrid {
 
 // scanPoles moves the log-poles p0 by coordinate scans: each head's term
 // is a function of its own pole alone, so one head's best value over a
-// grid costs one pass over the samples per grid point. Fits from a
-// start so moved escape the local minima where two heads' poles sit in
-// each other's place.
+// grid costs one pass over the samples per grid point (the scaled
+// residual of the other heads, less the grid's scaled term, stopped once
+// it exceeds the best so far). Fits from a start so moved escape the
+// local minima where two heads' poles sit in each other's place.
 func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
 	q := gr.q
 	hc, m := len(q.r), len(q.n)
 	p := append([]float64(nil), p0...)
-	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
-	base := make([]float64, m)
+	// terms[h*m+i]: head h's term at its current pole, sample i.
+	terms := make([]float64, hc*m)
+	set := func(h int) {
+		rho := xmath.Exp(p[h])
+		for i := 0; i < m; i++ {
+			terms[h*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
+		}
+	}
+	for h := 0; h < hc; h++ {
+		set(h)
+	}
+	base := make([]float64, m) // (F(0) − the other heads' terms − y_i)/σ_i
 	for sweep := 0; sweep < scanSweeps; sweep++ {
 		for h := 0; h < hc; h++ {
+			var bestCost float64
 			for i := range base {
 				y := q.f0
 				for g := 0; g < hc; g++ {
 					if g != h {
-						y -= term(g, i, p[g])
+						y -= terms[g*m+i]
 					}
 				}
-				base[i] = y
+				base[i] = (y - q.y[i]) / q.sigma[i]
+				e := (y - terms[h*m+i] - q.y[i]) / q.sigma[i]
+				bestCost += e * e
 			}
-			var bestCost float64
-			for i := range base {
-				e := (base[i] - term(h, i, p[h]) - q.y[i]) / q.sigma[i]
-				bestCost += float64(e * e)
-			}
-			best := p[h]
+			best := -1
 			th := gr.term[h]
 			for g := range gr.lp {
 				tg := th[g*m : (g+1)*m]
 				var c float64
-				for i := range base {
-					e := (base[i] - tg[i] - q.y[i]) / q.sigma[i]
-					c += float64(e * e)
+				for i, b := range base {
+					e := b - tg[i]
+					c += e * e
+					if c >= bestCost {
+						break
+					}
 				}
 				if c < bestCost {
-					best, bestCost = gr.lp[g], c
+					best, bestCost = g, c
 				}
 			}
-			p[h] = best
+			if best >= 0 {
+				p[h] = gr.lp[best]
+				set(h)
+			}
 		}
 	}
 	return p
@@ -453,9 +471,20 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		q := l.frugalSamples(k, f0, rr)
 		lo, hi := scanRange(mu, width)
 		starts := l.poleStarts(k, mu, width, extra)
-		lb := l.quickPoles(q, starts, lo, hi)
-		// The scanned starts of the full search first, its plain starts
+		// The poles by elimination first (up to eliminatedHeads), then
+		// the quick search, then by homotopy (up to homotopyHeads);
+		// then the scanned starts of the full search, its plain starts
 		// only where those leave the poles undecided.
+		lb := noFit
+		if len(q.r) <= eliminatedHeads {
+			lb = l.solvedPoles(q)
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= homotopyHeads {
+			lb = lb.merge(l.solvedPoles(q), samePoles)
+		}
 		if !frugalAccept(lb, len(q.n)) {
 			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
 		}
@@ -615,3 +644,65 @@ func (l *learner) frugalPlanned(hc int) {
 	first := FrugalQueries(l.h0, l.d) - (l.h0+1)*(l.d*l.d-l.d)
 	l.planned = first + (hc+1)*(l.d*l.d-l.d)
 }
+
+// eliminatedHeads is the largest number of heads whose frugal poles
+// numerics/internal/poles finds by elimination (microseconds); up to
+// homotopyHeads it follows the H! paths of a homotopy (milliseconds at
+// H = 4), and beyond only the searches here look for them.
+const (
+	eliminatedHeads = 3
+	homotopyHeads   = 4
+)
+
+// solvedPoles fits the log-poles of q from every real positive solution
+// of its first H + 1 samples that numerics/internal/poles finds; a
+// labelling of no fit (χ² = +Inf) where it finds none.
+func (l *learner) solvedPoles(q poleSamples) labelling {
+	starts := solvedStarts(q)
+	if len(starts) == 0 {
+		return noFit
+	}
+	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// solvedStarts returns the real positive solutions that poles.Solve finds
+// for the first H + 1 samples of q, as log-poles.
+func solvedStarts(q poleSamples) [][]float64 {
+	hc := len(q.r)
+	if hc > homotopyHeads || len(q.n) < hc+1 {
+		return nil
+	}
+	w := make([]float64, hc+1)
+	for i := range w {
+		w[i] = (q.f0 - q.y[i]) / q.n[i] // Σ_h r_h/(n + ρ_h)
+	}
+	res, err := poles.Solve(q.r, q.n[:hc+1], w)
+	if err != nil {
+		return nil
+	}
+	var starts [][]float64
+	for _, s := range res.Solutions {
+		p := make([]float64, hc)
+		ok := true
+		for h, v := range s {
+			re, im := real(v), imag(v)
+			if !(re > 0) || math.Abs(im) > realPart*re {
+				ok = false
+				break
+			}
+			p[h] = xmath.Log(re)
+		}
+		if ok {
+			starts = appendDistinct(starts, p)
+		}
+	}
+	return starts
+}
+
+// noFit is the labelling of no fit at all.
+var noFit = pick(nil, nil, samePoles)
+
+// realPart is how large, relative to its real part, a solution's
+// imaginary part may be for the solution to count as real: noise in the
+// samples can turn two close real solutions into a complex pair.
+const realPart = 1e-3

@@ -131,8 +131,21 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	lo, hi := scanRange(mu, width)
 	starts := l.poleStarts(k, mu, width, nil)
-	lb := l.quickPoles(q, starts, lo, hi)
-	if !(lb.chi2 <= frugalSolution*float64(len(q.n))) {
+	// Every solution numerics/internal/poles finds (up to homotopyHeads
+	// heads), then the quick search, then the full one, until some fit
+	// explains the rounded samples.
+	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
+	lb := noFit
+	if hc <= eliminatedHeads {
+		lb = l.solvedPoles(q)
+	}
+	if !explains(lb) {
+		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
+	}
+	if !explains(lb) && eliminatedHeads < hc && hc <= homotopyHeads {
+		lb = lb.merge(l.solvedPoles(q), samePoles)
+	}
+	if !explains(lb) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
 	located = lb.chi2 <= frugalSolution*float64(len(q.n))

@@ -61,6 +61,14 @@ func TestGolden(t *testing.T) {
 			opt = DefaultOptions(3, 2)
 			opt.Tolerance = 1e-9
 			run(attention.Random(3, 2, 4), opt, 1e-9)
+			// Frugal mode: poles by elimination (H = 3) and, where the
+			// quick search fails, by homotopy (H = 4).
+			opt = DefaultOptions(3, 3)
+			opt.Mode = Frugal
+			run(attention.Random(3, 3, 5), opt, 0)
+			opt = DefaultOptions(4, 3)
+			opt.Mode = Frugal
+			run(attention.Random(4, 3, 6), opt, 0)
 			digest.Check(t, "runs", &d)
 		})
 	}
@@ -118,6 +126,12 @@ func TestGoldenBig(t *testing.T) {
 			opt = DefaultOptions(4, 1)
 			opt.Precision, opt.UpperBound = 192, true
 			run(attention.Random(2, 1, 13), opt)
+			opt = DefaultOptions(3, 3)
+			opt.Precision, opt.Mode = 192, Frugal
+			run(attention.Random(3, 3, 14), opt)
+			opt = DefaultOptions(4, 3)
+			opt.Precision, opt.Mode = 192, Frugal
+			run(attention.Random(4, 3, 15), opt)
 			digest.Check(t, "bigruns", &d)
 		})
 	}

@@ -60,7 +60,7 @@ func fitter(newProb func() lsq, maxIter int) func() fit {
 func (l *learner) chooseStarts(starts [][]float64, newFit func() fit, same func(a, b []float64) bool) labelling {
 	xs := make([][]float64, len(starts))
 	cs := make([]float64, len(starts))
-	workers := min(l.workers, len(starts))
+	workers := min(l.workers, len(starts)/minStartsPerWorker)
 	if workers <= 1 {
 		f := newFit()
 		for i, s := range starts {
@@ -243,3 +243,8 @@ func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs
 	}
 	return out
 }
+
+// minStartsPerWorker is the fewest starts a goroutine of chooseStarts
+// fits: a fit from one start takes microseconds, and waking a goroutine
+// for one or two of them costs more than it saves.
+const minStartsPerWorker = 4

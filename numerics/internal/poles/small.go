@@ -1,0 +1,274 @@
+package poles
+
+import "math"
+
+// Elimination for H ≤ 3 poles. With D(x) = Π_h (x + ρ_h) = x^H + Σ_k e_k
+// x^(H−k) and Q(x) = Σ_h r_h D(x)/(x + ρ_h) = R x^(H−1) + Σ_k q_k x^k
+// (R = Σ_h r_h), the equations are w_i·D(n_i) = Q(n_i): H + 1 linear
+// equations in the 2H − 1 unknowns e_1…e_H, q_0…q_(H−2). Their solutions
+// form a family of dimension H − 2 (none for H = 1, where ρ = r/w_0 − n_0;
+// one point for H = 2), and a member is a solution of the frugal
+// equations where Q/D has the residue r_h at −ρ_h for every head h.
+//
+// For H = 3 the family is a line, (e, q) = a + τ·b. The pole x = −ρ_g of
+// a head g satisfies D_τ(x) = 0 and G_τ(x) = Q_τ(x) − r_g·D′_τ(x) = 0 (its
+// residue is r_g), two equations affine in τ: eliminating τ leaves
+// E(x) = Da(x)·Gb(x) − Db(x)·Ga(x) = 0, a quartic. Each of its roots
+// gives τ, D_τ's other two roots are the other heads' poles, in either
+// order. The head g is the one with the largest |r_g|.
+
+// eliminate returns the labelled solutions for H ≤ 3 (see above).
+func eliminate(r, n, w []float64) (Result, error) {
+	hc := len(r)
+	if hc == 1 {
+		// w_0 = r/(n_0 + ρ).
+		if w[0] == 0 {
+			return Result{Lost: 1}, nil
+		}
+		return Result{Solutions: [][]complex128{{complex(r[0]/w[0]-n[0], 0)}}}, nil
+	}
+	var sum float64
+	for _, v := range r {
+		sum += v
+	}
+	// Rows: Σ_k e_k w_i n_i^(H−k) − Σ_k q_k n_i^k = R n_i^(H−1) − w_i n_i^H;
+	// columns e_1…e_H, then q_0…q_(H−2).
+	cols := 2*hc - 1
+	a := make([][]float64, hc+1)
+	b := make([]float64, hc+1)
+	for i := range a {
+		a[i] = make([]float64, cols)
+		pow := make([]float64, hc+1)
+		pow[0] = 1
+		for k := 1; k <= hc; k++ {
+			pow[k] = float64(pow[k-1] * n[i])
+		}
+		for k := 1; k <= hc; k++ {
+			a[i][k-1] = float64(w[i] * pow[hc-k])
+		}
+		for k := 0; k <= hc-2; k++ {
+			a[i][hc+k] = -pow[k]
+		}
+		b[i] = float64(sum*pow[hc-1]) - float64(w[i]*pow[hc])
+	}
+	base, dir, ok := family(a, b)
+	if !ok {
+		return Result{Lost: 1}, nil
+	}
+	// D and Q of the member at τ, coefficients highest first.
+	member := func(tau complex128) (d, q []complex128) {
+		at := func(k int) complex128 {
+			v := complex(base[k], 0)
+			if dir != nil {
+				v += mul(tau, complex(dir[k], 0))
+			}
+			return v
+		}
+		d = []complex128{1}
+		for k := 1; k <= hc; k++ {
+			d = append(d, at(k-1))
+		}
+		q = []complex128{complex(sum, 0)}
+		for k := hc - 2; k >= 0; k-- {
+			q = append(q, at(hc+k))
+		}
+		return d, q
+	}
+	var res Result
+	if hc == 2 {
+		d, _ := member(0)
+		x, ok := polyRoots(d)
+		if !ok {
+			return Result{Lost: 1}, nil
+		}
+		res.Solutions = [][]complex128{{-x[0], -x[1]}, {-x[1], -x[0]}}
+		return res, nil
+	}
+	// H = 3: the quartic E of head g.
+	g := 0
+	for h := range r {
+		if math.Abs(r[h]) > math.Abs(r[g]) {
+			g = h
+		}
+	}
+	rg := r[g]
+	// Da, Db: D = Da + τ·Db; Ga, Gb: G = Q − r_g·D′ = Ga + τ·Gb.
+	da := []float64{1, base[0], base[1], base[2]}
+	db := []float64{dir[0], dir[1], dir[2]}
+	ga := []float64{sum - float64(3*rg), base[hc+1] - float64(2*float64(rg*base[0])), base[hc] - float64(rg*base[1])}
+	gb := []float64{dir[hc+1] - float64(2*float64(rg*dir[0])), dir[hc] - float64(rg*dir[1])}
+	e := polySub(polyMul(da, gb), polyMul(db, ga))
+	e = trimLeading(e)
+	if len(e) < 2 {
+		return Result{Lost: 1}, nil
+	}
+	ce := make([]complex128, len(e))
+	for k, v := range e {
+		ce[k] = complex(v, 0)
+	}
+	xs, ok := polyRoots(ce)
+	if !ok {
+		return Result{Lost: 1}, nil
+	}
+	others := make([]int, 0, 2)
+	for h := range r {
+		if h != g {
+			others = append(others, h)
+		}
+	}
+	for _, x0 := range xs {
+		dav, dbv := hornerReal(da, x0), hornerReal(db, x0)
+		gav, gbv := hornerReal(ga, x0), hornerReal(gb, x0)
+		var tau complex128
+		switch {
+		case abs2(dbv) >= abs2(gbv) && abs2(dbv) > 0:
+			tau = -div(dav, dbv)
+		case abs2(gbv) > 0:
+			tau = -div(gav, gbv)
+		default:
+			res.Lost++
+			continue
+		}
+		d, _ := member(tau)
+		ys, ok := polyRoots(d)
+		if !ok {
+			res.Lost++
+			continue
+		}
+		// The root nearest x0 is head g's; the other two in either order.
+		near := 0
+		for k := range ys {
+			if abs2(ys[k]-x0) < abs2(ys[near]-x0) {
+				near = k
+			}
+		}
+		rest := make([]complex128, 0, 2)
+		for k := range ys {
+			if k != near {
+				rest = append(rest, ys[k])
+			}
+		}
+		for _, order := range [][2]int{{0, 1}, {1, 0}} {
+			s := make([]complex128, 3)
+			s[g] = -ys[near]
+			s[others[0]], s[others[1]] = -rest[order[0]], -rest[order[1]]
+			res.Solutions = append(res.Solutions, s)
+		}
+	}
+	return res, nil
+}
+
+// family solves the m × c system a·x = b, c ∈ {m, m + 1}, by Gaussian
+// elimination with complete pivoting: x = base (c = m), or the line
+// x = base + τ·dir of its solutions (c = m + 1), whose free unknown is
+// the column left without a pivot. False where a is rank deficient.
+func family(a [][]float64, b []float64) (base, dir []float64, ok bool) {
+	m, c := len(a), len(a[0])
+	perm := make([]int, c) // perm[k]: the unknown in column k
+	for k := range perm {
+		perm[k] = k
+	}
+	var scale float64
+	for i := range a {
+		for _, v := range a[i] {
+			scale = math.Max(scale, math.Abs(v))
+		}
+	}
+	for k := 0; k < m; k++ {
+		pr, pc := k, k
+		for i := k; i < m; i++ {
+			for j := k; j < c; j++ {
+				if math.Abs(a[i][j]) > math.Abs(a[pr][pc]) {
+					pr, pc = i, j
+				}
+			}
+		}
+		if !(math.Abs(a[pr][pc]) > 1e-14*scale) {
+			return nil, nil, false
+		}
+		a[k], a[pr] = a[pr], a[k]
+		b[k], b[pr] = b[pr], b[k]
+		for i := range a {
+			a[i][k], a[i][pc] = a[i][pc], a[i][k]
+		}
+		perm[k], perm[pc] = perm[pc], perm[k]
+		for i := k + 1; i < m; i++ {
+			f := a[i][k] / a[k][k]
+			for j := k; j < c; j++ {
+				a[i][j] -= float64(f * a[k][j])
+			}
+			b[i] -= float64(f * b[k])
+		}
+	}
+	// Back substitution with the free unknown (column m, if any) at τ = 0
+	// for base and at τ = 1 with b = 0 for dir.
+	back := func(rhs []float64, free float64) []float64 {
+		y := make([]float64, c)
+		if c > m {
+			y[m] = free
+		}
+		for i := m - 1; i >= 0; i-- {
+			v := rhs[i]
+			for j := i + 1; j < c; j++ {
+				v -= float64(a[i][j] * y[j])
+			}
+			y[i] = v / a[i][i]
+		}
+		x := make([]float64, c)
+		for k, u := range perm {
+			x[u] = y[k]
+		}
+		return x
+	}
+	base = back(b, 0)
+	if c > m {
+		dir = back(make([]float64, m), 1)
+	}
+	return base, dir, true
+}
+
+// polyMul multiplies two polynomials, coefficients highest first.
+func polyMul(a, b []float64) []float64 {
+	out := make([]float64, len(a)+len(b)-1)
+	for i, u := range a {
+		for j, v := range b {
+			out[i+j] += float64(u * v)
+		}
+	}
+	return out
+}
+
+// polySub returns a − b, coefficients highest first, aligned at the end.
+func polySub(a, b []float64) []float64 {
+	n := max(len(a), len(b))
+	out := make([]float64, n)
+	for i, v := range a {
+		out[n-len(a)+i] += v
+	}
+	for i, v := range b {
+		out[n-len(b)+i] -= v
+	}
+	return out
+}
+
+// trimLeading drops leading coefficients below 1e-13 of the largest (a
+// root beyond every pole that matters).
+func trimLeading(p []float64) []float64 {
+	var m float64
+	for _, v := range p {
+		m = math.Max(m, math.Abs(v))
+	}
+	for len(p) > 0 && !(math.Abs(p[0]) > 1e-13*m) {
+		p = p[1:]
+	}
+	return p
+}
+
+// hornerReal evaluates the real polynomial p at the complex z.
+func hornerReal(p []float64, z complex128) complex128 {
+	var v complex128
+	for _, c := range p {
+		v = mul(v, z) + complex(c, 0)
+	}
+	return v
+}
