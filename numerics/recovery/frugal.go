@@ -298,7 +298,7 @@ func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
 				}
 				base[i] = (y - q.y[i]) / q.sigma[i]
 				e := (y - terms[h*m+i] - q.y[i]) / q.sigma[i]
-				bestCost += e * e
+				bestCost += float64(e * e)
 			}
 			best := -1
 			th := gr.term[h]
@@ -307,7 +307,7 @@ func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
 				var c float64
 				for i, b := range base {
 					e := b - tg[i]
-					c += e * e
+					c += float64(e * e)
 					if c >= bestCost {
 						break
 					}
