@@ -262,3 +262,39 @@ func TestFrugalUpperBound(t *testing.T) {
 		t.Errorf("only %d of 6 runs with the bound H0 = %d resolved", resolved, H0)
 	}
 }
+
+// TestSolvedStarts checks the link between a frugal measurement's samples
+// and numerics/internal/poles: from the samples y(n) = F(0) − Σ_h
+// r_h·n/(n + ρ_h), n = 1…H+1, of known poles, the starts solvedStarts
+// returns hold the true log-poles (H = 1…4), and a fit from them
+// reproduces the samples.
+func TestSolvedStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	for hc := 1; hc <= homotopyHeads; hc++ {
+		for trial := 0; trial < 10; trial++ {
+			q := poleSamples{f0: rng.NormFloat64(), r: make([]float64, hc)}
+			p := make([]float64, hc)
+			for h := range p {
+				q.r[h] = rng.NormFloat64()
+				p[h] = 2 * rng.NormFloat64()
+			}
+			for n := 1; n <= hc+1; n++ {
+				y := q.f0
+				for h := range p {
+					y -= q.r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
+				}
+				q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-15*(math.Abs(y)+1))
+			}
+			starts := solvedStarts(q)
+			found := false
+			for _, s := range starts {
+				if samePolesTo(s, p, 1e-6) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("H=%d, log-poles %.4g: not among the %d starts %.4g", hc, p, len(starts), starts)
+			}
+		}
+	}
+}
