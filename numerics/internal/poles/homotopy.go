@@ -67,8 +67,6 @@ type system struct {
 	r, w, f, sol []complex128
 	dr           []complex128 // r1 − r0
 	jac, inv     [][]complex128
-	// steps and rejected count the predictor steps tried and rejected.
-	steps, rejected int
 }
 
 // startSeed fixes the start parameters: the paths, and so the solutions'
@@ -241,10 +239,10 @@ func (s *system) newton(x []complex128, t float64, iters int) (float64, bool) {
 // below minStep (before endgame) or where a pole leaves maxPole.
 const (
 	firstStep    = 0.05
-	maxStep      = 1
+	maxStep      = 0.5
 	minStep      = 1e-9
 	maxPole      = 1e12
-	predictorTol = 3e-3
+	predictorTol = 1e-4
 	// A step is taken only where the corrector moved the prediction by
 	// less than jump relative to the poles: a larger correction can land
 	// on another path.
@@ -270,7 +268,6 @@ func (s *system) track(x0 []complex128) ([]complex128, bool) {
 	k1, k2, k3, k4 := make([]complex128, hc), make([]complex128, hc), make([]complex128, hc), make([]complex128, hc)
 	y, pred := make([]complex128, hc), make([]complex128, hc)
 	for steps := 0; t < 1; steps++ {
-		s.steps++
 		if steps > maxSteps || dt < minStep {
 			if t < endgame {
 				return nil, false
@@ -315,7 +312,6 @@ func (s *system) track(x0 []complex128) ([]complex128, bool) {
 		}
 		if !ok || !contract || !(size < corrected) || !(moved < jump) || bigPole(y) {
 			dt = h / 2
-			s.rejected++
 			continue
 		}
 		copy(x, y)
