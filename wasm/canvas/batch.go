@@ -79,6 +79,10 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 		c = fainter(c, w)
 		w = math.Max(1, w)
 		ux, uy := dx/l/2, dy/l/2 // half a pixel along the line
+		if w == 1 && l >= 1 {
+			b.thinLine(x0, y0, x1, y1, 2*ux, 2*uy, c)
+			return
+		}
 		nx, ny := -uy*w, ux*w
 		b.featherConvex([][2]float64{
 			{x0 - nx + ux, y0 - ny + uy}, {x1 - nx - ux, y1 - ny - uy},
@@ -93,6 +97,31 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 	b.vertex(x0-nx, y0-ny, c)
 	b.vertex(x1-nx, y1-ny, c)
 	b.is = append(b.is, i, i+1, i+2, i+1, i+3, i+2)
+}
+
+// thinLine adds a feathered line one pixel wide from (x0, y0) to (x1, y1),
+// (ux, uy) a pixel along it: the triangles of featherConvex's one-pixel
+// rectangle that cover any pixel, the same vertices without its zero-area
+// ones. The rectangle inset by half a pixel is the segment from a pixel
+// after the start to a pixel before the end (its corners meet in pairs);
+// the fringe reaches a pixel to each side at the ends. So six vertices and
+// six triangles, where featherConvex makes eight and ten: most of the
+// attention scene's weight lines and their dashes are this thin. (A line
+// shorter than a pixel turns that rectangle inside out; line leaves it to
+// featherConvex.)
+func (b *batch) thinLine(x0, y0, x1, y1, ux, uy float64, c color.RGBA) {
+	var none color.RGBA
+	b.room(6)
+	s := b.vertex(x0+ux, y0+uy, c) // the inset segment's ends, in colour c
+	e := b.vertex(x1-ux, y1-uy, c)
+	s0 := b.vertex(x0-uy, y0+ux, none) // the fringe's corners, transparent
+	s1 := b.vertex(x0+uy, y0-ux, none)
+	e0 := b.vertex(x1-uy, y1+ux, none)
+	e1 := b.vertex(x1+uy, y1-ux, none)
+	b.is = append(b.is, // as featherConvex splits each quad of the fringe
+		s, s1, e, s1, e1, e, // one side
+		e, e0, s, e0, s0, s, // the other
+		s0, s1, s, e1, e0, e) // the ends
 }
 
 // segments picks how many sides a circle of radius r pixels needs to look

@@ -387,43 +387,67 @@ var dragLinks = []struct{ name, link string }{
 // BenchmarkDragFPS drags the query around a circle with real mouse events
 // for about 3 s in each of dragLinks (the scene is always drawn
 // anti-aliased, by the fringes of wasm/canvas's feathered batch), and the
-// same drag over the minimal ebiten page (wasm/minimal, built in the same
-// run of the same ebiten, filling its canvas, set to the size of
-// headlab's, every frame: the floor of any ebiten page that draws every
-// frame). It reports, for the largest
+// same drag over two baseline pages built in the same run: the minimal
+// ebiten page (wasm/minimal, of ebiten as go.mod pins it, filling its
+// canvas every frame: the floor of any ebiten page that draws every frame)
+// and the floor page (wasm/floor, of the patched ebiten the canvas ships,
+// drawing the largest view's primitives and nothing else in the same calls
+// whenever its query moved: the floor of that view's drag). Both baseline
+// canvases are set to the size of headlab's. It reports, for the largest
 // view, ebiten's ActualFPS at the end (fps), the canvas frame's
 // requestAnimationFrame rate over the drag (raf-fps), the mouse events the
 // page accepted per second (moves/s) and, before the drag, ActualFPS
 // (idle-fps) and the rAF rate over 2 s (idle-raf-fps); the rAF rate of the
-// other two views (noheat-raf-fps, sparse-raf-fps) and of the minimal page
-// (minimal-raf-fps); and raf-fps over minimal-raf-fps (ratio, target ≥
-// 0.75). Medians over -benchtime rounds, the views and the minimal page
-// interleaved in each.
+// other two views (noheat-raf-fps, sparse-raf-fps), of the minimal page
+// (minimal-raf-fps) and of the floor page (floor-raf-fps); raf-fps over
+// minimal-raf-fps (ratio, target ≥ 0.75) and over floor-raf-fps
+// (floor-ratio: near 1 when the drag costs what its drawing costs); and
+// the WebGL work of a drawn frame, counted by glCountHook, of headlab's
+// largest view and of the floor page (gl-draws and gl-tris, floor-gl-draws
+// and floor-gl-tris: medians over the drag's drawn frames). Medians over
+// -benchtime rounds, the views and the baseline pages interleaved in each.
+// It fails when the floor page did not get ready or did not draw during
+// its drag, or when its frames' triangles are not within 10% of headlab's.
 func BenchmarkDragFPS(b *testing.B) {
 	minimal := serveBaseline(b, minimalPkg, false).url
-	var fps, moves, idle, idleRAF, mini []float64
+	floor := serveBaseline(b, floorPkg, true).url
+	var fps, moves, idle, idleRAF, mini, flo []float64
+	var gl, floorGL []glFrame
+
 	raf := make([][]float64, len(dragLinks))
 	var canvas [2]float64 // headlab's canvas, CSS pixels
 	for b.Loop() {
 		for k, v := range dragLinks {
 			tb := newTab(b)
+			tb.script(glCountHook)
 			tb.load(h.base + v.link)
 			if k == 0 {
 				idleRAF = append(idleRAF, eval[float64](tb, rafRateJS(canvasWindowJS, 2000)))
 				idle = append(idle, eval[float64](tb, "headlab.fps()"))
 			}
+			// The whole canvas in the viewport first: the press focuses
+			// it, which would scroll it there under the drag, and the
+			// circle would be drawn about another point.
+			eval[bool](tb, `(document.getElementById("canvas").scrollIntoView({ block: "center", behavior: "instant" }), true)`)
+			tb.framesIn("window", 2)
 			st := tb.snap().State
 			q := tb.point(st.N - 1)
 			box := eval[[6]float64](tb, canvasBoxJS)
 			canvas = [2]float64{box[2], box[3]}
 			r := math.Min(60, math.Min(box[2], box[3])/5)
 			d := circleDrag(tb, canvasWindowJS, q, [2]float64{box[0] + box[2]/2, box[1] + box[3]/2}, r)
+
+			if now := eval[[6]float64](tb, canvasBoxJS); math.Abs(now[0]-box[0]) > 1 || math.Abs(now[1]-box[1]) > 1 {
+				b.Errorf("%s: the canvas moved during the drag, from (%.0f, %.0f) to (%.0f, %.0f): the circle was not about its centre", v.link, box[0], box[1], now[0], now[1])
+			}
 			raf[k] = append(raf[k], d.raf)
 			if k == 0 {
 				fps = append(fps, d.fps)
 				moves = append(moves, d.moves)
+				gl = append(gl, d.gl...)
 			}
 			tb.waitFor("the link to follow the drag", "location.hash === headlab.link()")
+
 			if after := tb.snap(); slices.Equal(after.State.Tok, st.Tok) {
 				b.Errorf("%s: the drag moved nothing: was the query at (%.0f, %.0f) pressed?", v.link, q[0], q[1])
 			}
@@ -432,14 +456,25 @@ func BenchmarkDragFPS(b *testing.B) {
 		// The minimal page's canvas at the size of headlab's.
 		tb := newTab(b)
 		timedLoad(tb, minimal, minimalReady)
-		size := eval[[2]float64](tb, fmt.Sprintf(`new Promise((r) => {
-			document.body.style.width = "%[1]gpx"; document.body.style.height = "%[2]gpx";
-			const c = document.querySelector("canvas");
-			const f = () => (c.clientWidth === %[1]g && c.clientHeight === %[2]g ? r([c.clientWidth, c.clientHeight]) : requestAnimationFrame(f));
-			requestAnimationFrame(f);
-		})`, canvas[0], canvas[1]))
-		c := [2]float64{size[0] / 2, size[1] / 2}
-		mini = append(mini, circleDrag(tb, "window", c, c, math.Min(60, math.Min(size[0], size[1])/5)).raf)
+		c := sizeCanvas(tb, canvas)
+		mini = append(mini, circleDrag(tb, "window", c, c, math.Min(60, math.Min(c[0], c[1])*2/5)).raf)
+		tb.close()
+		// The floor page, the same.
+		tb = newTab(b)
+		tb.script(glCountHook)
+		if _, err := tb.loadErr(floor, floorReady); err != nil {
+			b.Fatalf("the floor page did not get ready: %v\nconsole: %q", err, tb.takeProblems())
+		}
+		c = sizeCanvas(tb, canvas)
+		before := eval[float64](tb, "window.floorDrawn")
+
+		d := circleDrag(tb, "window", c, c, math.Min(60, math.Min(c[0], c[1])*2/5))
+		if drawn := eval[float64](tb, "window.floorDrawn") - before; drawn < d.frames/4 {
+			b.Errorf("the floor page drew %.0f frames of the %.0f its drag ran: its query did not follow the drag", drawn, d.frames)
+		}
+		flo = append(flo, d.raf)
+
+		floorGL = append(floorGL, d.gl...)
 		tb.close()
 	}
 	b.ReportMetric(median(fps), "fps")
@@ -451,7 +486,95 @@ func BenchmarkDragFPS(b *testing.B) {
 		b.ReportMetric(median(raf[k+1]), v.name+"raf-fps")
 	}
 	b.ReportMetric(median(mini), "minimal-raf-fps")
+	b.ReportMetric(median(flo), "floor-raf-fps")
 	b.ReportMetric(median(raf[0])/median(mini), "ratio")
+	b.ReportMetric(median(raf[0])/median(flo), "floor-ratio")
+	hd, ht := glMedians(gl)
+	fd, ft := glMedians(floorGL)
+	b.ReportMetric(hd, "gl-draws")
+	b.ReportMetric(ht, "gl-tris")
+	b.ReportMetric(fd, "floor-gl-draws")
+	b.ReportMetric(ft, "floor-gl-tris")
+	b.Logf("rAF rates (per round): headlab %v, minimal %v, floor %v; drawn frames: headlab %d, floor %d", round(raf[0]), round(mini), round(flo), len(gl), len(floorGL))
+
+	if math.IsNaN(ht) || math.IsNaN(ft) || math.Abs(ht-ft) > 0.1*ht {
+		b.Errorf("a drawn frame's triangles: headlab %.0f, floor %.0f: the floor page does not draw what the canvas draws", ht, ft)
+	}
+}
+
+const floorReady = "window.floorReady === true"
+
+// sizeCanvas sets a baseline page's canvas (which fills its body) to size
+// (CSS pixels), waits until it has that size, and returns its centre.
+func sizeCanvas(tb *tab, size [2]float64) [2]float64 {
+	tb.tb.Helper()
+	got := eval[[2]float64](tb, sizeCanvasJS(size))
+	return [2]float64{got[0] / 2, got[1] / 2}
+}
+
+// sizeCanvasJS sets the body, which a baseline page's canvas fills, to
+// size (CSS pixels) and resolves to the canvas's size once it has it.
+func sizeCanvasJS(size [2]float64) string {
+	return fmt.Sprintf(`new Promise((r) => {
+		document.body.style.width = "%[1]gpx"; document.body.style.height = "%[2]gpx";
+		const c = document.querySelector("canvas");
+		const f = () => (c.clientWidth === %[1]g && c.clientHeight === %[2]g ? r([c.clientWidth, c.clientHeight]) : requestAnimationFrame(f));
+		requestAnimationFrame(f);
+	})`, size[0], size[1])
+}
+
+// glCountHook runs in every frame of a tab before the frame's scripts
+// (tab.script) and counts, in window.__gl, the WebGL 2 draw calls and the
+// triangles they draw. It wraps the context's prototype, which ebiten
+// reads its functions from when it makes its context.
+const glCountHook = `(() => {
+	const P = window.WebGL2RenderingContext && WebGL2RenderingContext.prototype;
+	if (!P) return;
+	const s = (window.__gl = { draws: 0, tris: 0 });
+	const wrap = (name, n) => {
+		const f = P[name];
+		P[name] = function (...a) {
+			s.draws++;
+			if (a[0] === 0x0004) s.tris += a[n] / 3; // TRIANGLES
+			return f.apply(this, a);
+		};
+	};
+	wrap("drawElements", 1);
+	wrap("drawArrays", 2);
+})()`
+
+// script has src run in every frame of the tab's documents from the next
+// navigation on, before the frames' own scripts.
+func (t *tab) script(src string) {
+	t.tb.Helper()
+	ctx, cancel := context.WithTimeout(t.ctx, stepTimeout)
+	defer cancel()
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+		t.tb.Fatalf("adding a script to the tab's documents: %v", err)
+	}
+}
+
+// glFrame is the WebGL work of one animation frame: draw calls, triangles.
+type glFrame struct{ draws, tris float64 }
+
+// glMedians returns the median draw calls and triangles of the frames
+// that drew the scene: those with more triangles than the fewest any
+// frame of the drag drew (the frames that only present the kept screen).
+func glMedians(fs []glFrame) (draws, tris float64) {
+	if len(fs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	least := fs[0].tris
+	for _, f := range fs {
+		least = math.Min(least, f.tris)
+	}
+	var ds, ts []float64
+	for _, f := range fs {
+		if f.tris > least {
+			ds, ts = append(ds, f.draws), append(ts, f.tris)
+		}
+	}
+	return median(ds), median(ts)
 }
 
 // rafRateJS counts win's requestAnimationFrame callbacks for ms
@@ -467,9 +590,11 @@ func rafRateJS(win string, ms int) string {
 
 // dragged is what circleDrag measured.
 type dragged struct {
-	raf   float64 // win's requestAnimationFrame rate over the drag
-	fps   float64 // headlab.fps() at the end, 0 where there is none
-	moves float64 // mouse events dispatched per second
+	raf    float64   // win's requestAnimationFrame rate over the drag
+	frames float64   // win's animation frames over the drag
+	fps    float64   // headlab.fps() at the end, 0 where there is none
+	moves  float64   // mouse events dispatched per second
+	gl     []glFrame // each frame's WebGL work, where glCountHook counts it
 }
 
 // circleDrag presses the left button at from, moves the mouse for about 3 s
@@ -477,13 +602,14 @@ type dragged struct {
 // releases it, counting win's animation frames meanwhile.
 func circleDrag(tb *tab, win string, from, centre [2]float64, r float64) dragged {
 	tb.tb.Helper()
-	eval[bool](tb, fmt.Sprintf(`(() => { const w = %s; w.__frames = 0; const f = () => { w.__frames++; w.requestAnimationFrame(f); }; w.requestAnimationFrame(f); w.__t0 = performance.now(); return true; })()`, win))
+	eval[bool](tb, framesJS(win))
 	tb.mouse(input.DispatchMouseEventTypeMouseMoved, from[0], from[1], false)
 	tb.framesIn(win, 2)
 	tb.mouse(input.DispatchMouseEventTypeMousePressed, from[0], from[1], true)
 	tb.framesIn(win, 2)
 	n := 0
 	x, y := from[0], from[1]
+	eval[bool](tb, countFramesJS(win))
 	t0 := time.Now()
 	for time.Since(t0) < 3*time.Second {
 		a := float64(n) * 0.15
@@ -494,12 +620,48 @@ func circleDrag(tb *tab, win string, from, centre [2]float64, r float64) dragged
 	elapsed := time.Since(t0).Seconds()
 	var d dragged
 	d.fps = eval[float64](tb, "window.headlab ? headlab.fps() : 0")
-	f := eval[[2]float64](tb, fmt.Sprintf(`(() => { const w = %s; return [w.__frames, performance.now() - w.__t0]; })()`, win))
+	f := eval[[2]float64](tb, countedFramesJS(win))
+	for _, g := range eval[[][2]float64](tb, fmt.Sprintf(`%s.__glFrames`, win)) {
+		d.gl = append(d.gl, glFrame{g[0], g[1]})
+	}
 	tb.mouse(input.DispatchMouseEventTypeMouseReleased, x, y, false)
 	tb.framesIn(win, 2)
+	d.frames = f[0]
 	d.raf = f[0] / (f[1] / 1000)
 	d.moves = float64(n) / elapsed
 	return d
+}
+
+// framesJS starts a requestAnimationFrame callback in win that counts the
+// frames (win.__frames) and, while win.__counting, each frame's WebGL work
+// where glCountHook counts it (win.__glFrames).
+func framesJS(win string) string {
+	return fmt.Sprintf(`(() => {
+		const w = %s;
+		w.__frames = 0; w.__glFrames = [];
+		let d = 0, t = 0;
+		const f = () => {
+			w.__frames++;
+			if (w.__gl && w.__counting) w.__glFrames.push([w.__gl.draws - d, w.__gl.tris - t]);
+			if (w.__gl) (d = w.__gl.draws), (t = w.__gl.tris);
+			w.requestAnimationFrame(f);
+		};
+		w.requestAnimationFrame(f);
+		w.__t0 = performance.now();
+		return true;
+	})()`, win)
+}
+
+// countFramesJS restarts framesJS's count from now and turns on the
+// count of WebGL work.
+func countFramesJS(win string) string {
+	return fmt.Sprintf(`(() => { const w = %s; w.__frames = 0; w.__t0 = performance.now(); w.__counting = true; return true; })()`, win)
+}
+
+// countedFramesJS stops the count of WebGL work and returns the frames
+// counted since countFramesJS and the milliseconds they took.
+func countedFramesJS(win string) string {
+	return fmt.Sprintf(`(() => { const w = %s; w.__counting = false; return [w.__frames, performance.now() - w.__t0]; })()`, win)
 }
 
 func median(xs []float64) float64 {

@@ -110,7 +110,7 @@ func TestEngines(t *testing.T) {
 }
 
 // wdOpen loads url in a fresh document and waits until the page settles.
-func wdOpen(t *testing.T, d driver, url string) {
+func wdOpen(t testing.TB, d driver, url string) {
 	t.Helper()
 	for _, u := range []string{"about:blank", url} {
 		if err := d.call("WebDriver:Navigate", map[string]any{"url": u}, nil); err != nil {
@@ -120,7 +120,7 @@ func wdOpen(t *testing.T, d driver, url string) {
 	wdSettle(t, d, shorten(url, 200))
 }
 
-func wdSettle(t *testing.T, d driver, what string) {
+func wdSettle(t testing.TB, d driver, what string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
@@ -133,7 +133,7 @@ func wdSettle(t *testing.T, d driver, what string) {
 // wdStable returns the value of a JavaScript expression (a string) once two
 // reads 300 ms apart agree: a state that has stopped changing, waited for
 // with the suite's generous deadline.
-func wdStable(t *testing.T, d driver, expr, what string) string {
+func wdStable(t testing.TB, d driver, expr, what string) string {
 	t.Helper()
 	deadline := time.Now().Add(readyTimeout)
 	prev := must[string](t, d, expr)
@@ -150,7 +150,7 @@ func wdStable(t *testing.T, d driver, expr, what string) string {
 	}
 }
 
-func must[T any](t *testing.T, d driver, expr string) T {
+func must[T any](t testing.TB, d driver, expr string) T {
 	t.Helper()
 	v, err := wdEval[T](d, expr)
 	if err != nil {

@@ -49,10 +49,13 @@ type baseline struct {
 // Baseline programs, of the ebiten version go.mod pins: wasm/minimal only
 // clears the screen (the floor of time to ready); wasm/bare draws one
 // triangle and one label in the Go font, as the canvas does (the floor of
-// a first visit's bytes).
+// a first visit's bytes); wasm/floor draws what the canvas draws for
+// BenchmarkDragFPS's largest view and nothing else (the floor of its
+// drag's frame rate).
 const (
 	minimalPkg = "minimal"
 	barePkg    = "bare"
+	floorPkg   = "floor"
 )
 
 // serveBaseline builds wasm/<pkg> into a temporary site laid out like
