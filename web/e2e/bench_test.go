@@ -413,7 +413,6 @@ func BenchmarkDragFPS(b *testing.B) {
 	floor := serveBaseline(b, floorPkg, true).url
 	var fps, moves, idle, idleRAF, mini, flo []float64
 	var gl, floorGL []glFrame
-
 	raf := make([][]float64, len(dragLinks))
 	var canvas [2]float64 // headlab's canvas, CSS pixels
 	for b.Loop() {
