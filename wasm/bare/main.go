@@ -4,7 +4,7 @@
 // the least an ebiten page that draws like the canvas needs. It draws one
 // anti-aliased triangle with DrawTriangles and one label set in the Go font
 // through x/image's opentype, as the canvas draws its marks and labels
-// (wasm/canvas, batch.go and labels.go), and sets window.bareReady = true
+// (wasm/shapes, and wasm/canvas's labels.go), and sets window.bareReady = true
 // after its first Draw. web/e2e builds it beside wasm/minimal and serves
 // it like the site; BenchmarkFirstVisitBytes and BenchmarkReady compare
 // headlab with it.

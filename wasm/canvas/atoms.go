@@ -12,7 +12,9 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"headlab/wasm/labels"
 	"headlab/wasm/scene"
+	"headlab/wasm/shapes"
 )
 
 // atomsRenderer draws the Atom explosion scene: the header with both
@@ -29,7 +31,7 @@ type atomsRenderer struct {
 	layout   scene.AtomsLayout
 	hover    int
 	dragging bool
-	big      labels // larger type for the header and titles
+	big      labels.Cache // larger type for the header and titles
 
 	// cache holds everything but the costs panel, drawn again only when
 	// its key changes: a frame is then one image and a few labels, which
@@ -38,8 +40,8 @@ type atomsRenderer struct {
 	cacheKey atomsCacheKey
 
 	// What the panels draw, in the order flush draws it.
-	flat, smooth batch // crisp shapes, then anti-aliased ones over them
-	under, over  texts // labels under the anti-aliased shapes, and on top
+	flat, smooth shapes.Batch // crisp shapes, then anti-aliased ones over them
+	under, over  texts        // labels under the anti-aliased shapes, and on top
 }
 
 // atomsCacheKey is what the cached drawing depends on.
@@ -90,7 +92,7 @@ func (r *atomsRenderer) pointer(a *app, p pointerState) scene.Scene {
 func (r *atomsRenderer) rebuild(a *app, th scene.Theme) {
 	sc := a.scene.(*scene.Atoms)
 	r.layout = r.layoutFor(a, sc)
-	r.big.setSize(15 * math.Max(1, a.gfx.dsf))
+	r.big.SetSize(15 * math.Max(1, a.gfx.dsf))
 }
 
 func (r *atomsRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
@@ -131,9 +133,9 @@ func (r *atomsRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 // offscreen pass for all of them), the labels on top. Within a panel that
 // is the order its shapes had when each was drawn by itself.
 func (r *atomsRenderer) flush(dst *ebiten.Image) {
-	r.flat.flush(dst, false)
+	r.flat.Flush(dst, false)
 	r.under.flush()
-	r.smooth.flush(dst, true)
+	r.smooth.Flush(dst, true)
 	r.over.flush()
 }
 
@@ -150,7 +152,7 @@ func labelW(t *texts, dst *ebiten.Image, a *app, s string, x, y float64, c color
 }
 
 func textWidth(a *app, s string) float64 {
-	img := a.gfx.labels.get(s, color.RGBA{0, 0, 0, 255})
+	img := a.gfx.labels.Get(s, color.RGBA{0, 0, 0, 255})
 	if img == nil {
 		return 0
 	}
@@ -158,8 +160,8 @@ func textWidth(a *app, s string) float64 {
 }
 
 // panelBox adds a panel's frame, inside its rectangle.
-func panelBox(b *batch, rc scene.Rect, th scene.Theme, u float64) {
-	b.strokeRect(rc.X+u/2, rc.Y+u/2, rc.W-u, rc.H-u, u, th.Grid)
+func panelBox(b *shapes.Batch, rc scene.Rect, th scene.Theme, u float64) {
+	b.StrokeRect(rc.X+u/2, rc.Y+u/2, rc.W-u, rc.H-u, u, th.Grid)
 }
 
 // sup writes n with superscript digits.
@@ -257,7 +259,7 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 		// The two atoms, area ∝ weight: e_j (value 1) and 0 (value 0).
 		for i, w := range []float64{s, 1 - s} {
 			cx := x + rad + float64(i)*(2*rad+6*u)
-			r.smooth.ring(cx, cy, rad, u, th.Grid)
+			r.smooth.Ring(cx, cy, rad, u, th.Grid)
 			c := col
 			if i == 1 {
 				c = th.Axis
@@ -275,8 +277,8 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 		bw := right - x - tw - 8*u
 		if bw > 20*u {
 			bh := math.Min(12*u, rowH*0.35)
-			r.flat.rect(x, cy-bh/2, bw, bh, th.Grid)
-			r.flat.rect(x, cy-bh/2, bw*s, bh, col)
+			r.flat.Rect(x, cy-bh/2, bw, bh, th.Grid)
+			r.flat.Rect(x, cy-bh/2, bw*s, bh, col)
 			x += bw + 8*u
 		}
 		txt := fmt.Sprintf("q=%.2f  σ=%.4f", sc.Q[j], s)
@@ -287,7 +289,7 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 		y += rowH
 	}
 	for _, c := range circles {
-		r.smooth.disc(c.x, c.y, c.r, c.c)
+		r.smooth.Disc(c.x, c.y, c.r, c.c)
 	}
 	if cut {
 		labelW(&r.under, dst, a, fmt.Sprintf("… and %d more heads", sc.D-shown), p.X+8*u, y+rowH/2-8*u, muted(th))
@@ -300,7 +302,7 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 func (r *atomsRenderer) drawPad(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Pad
-	r.flat.rect(p.X, p.Y, p.W, p.H, withAlpha(th.Grid, 0.35))
+	r.flat.Rect(p.X, p.Y, p.W, p.H, withAlpha(th.Grid, 0.35))
 	for k := -scene.QRange; k <= scene.QRange; k += 2 {
 		c, w := th.Grid, u
 		if k == 0 {
@@ -308,17 +310,17 @@ func (r *atomsRenderer) drawPad(dst *ebiten.Image, a *app, sc *scene.Atoms, l sc
 		}
 		x0, y0 := l.PadToScreen(float64(k), -scene.QRange)
 		x1, y1 := l.PadToScreen(float64(k), scene.QRange)
-		r.flat.line(x0, y0, x1, y1, w, c)
+		r.flat.Line(x0, y0, x1, y1, w, c)
 		if sc.D == 2 {
 			x0, y0 = l.PadToScreen(-scene.QRange, float64(k))
 			x1, y1 = l.PadToScreen(scene.QRange, float64(k))
-			r.flat.line(x0, y0, x1, y1, w, c)
+			r.flat.Line(x0, y0, x1, y1, w, c)
 		}
 	}
 	if sc.D == 1 {
 		x0, y0 := l.PadToScreen(-scene.QRange, 0)
 		x1, y1 := l.PadToScreen(scene.QRange, 0)
-		r.flat.line(x0, y0, x1, y1, 1.5*u, th.Axis)
+		r.flat.Line(x0, y0, x1, y1, 1.5*u, th.Axis)
 	}
 	panelBox(&r.flat, p, th, u)
 	q2 := 0.0
@@ -328,10 +330,10 @@ func (r *atomsRenderer) drawPad(dst *ebiten.Image, a *app, sc *scene.Atoms, l sc
 	qx, qy := l.PadToScreen(sc.Q[0], q2)
 	rad := 8 * u
 	if r.dragging {
-		r.smooth.ring(qx, qy, rad+4*u, 2*u, th.Query)
+		r.smooth.Ring(qx, qy, rad+4*u, 2*u, th.Query)
 	}
-	r.smooth.disc(qx, qy, rad, th.Query)
-	r.smooth.ring(qx, qy, rad, 1.5*u, th.Background)
+	r.smooth.Disc(qx, qy, rad, th.Query)
+	r.smooth.Ring(qx, qy, rad, 1.5*u, th.Background)
 	axes := "drag the query: q₁ → (−6…6)"
 	if sc.D == 2 {
 		axes = "drag the query: q₁ →, q₂ ↑ (−6…6)"
@@ -398,7 +400,7 @@ func (r *atomsRenderer) drawCube(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 		for _, e := range edges {
 			if e[2] == h {
 				p0, p1 := pts[e[0]], pts[e[1]]
-				r.smooth.line(p0[0], p0[1], p1[0], p1[1], 2*u, withAlpha(th.HeadColor(e[2]), 0.55))
+				r.smooth.Line(p0[0], p0[1], p1[0], p1[1], 2*u, withAlpha(th.HeadColor(e[2]), 0.55))
 			}
 		}
 	}
@@ -407,14 +409,14 @@ func (r *atomsRenderer) drawCube(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 		wmax = math.Max(wmax, w)
 	}
 	for _, pt := range pts {
-		r.smooth.ring(pt[0], pt[1], size, u, withAlpha(th.Axis, 0.6))
+		r.smooth.Ring(pt[0], pt[1], size, u, withAlpha(th.Axis, 0.6))
 	}
 	for i, pt := range pts {
 		rr := size * math.Sqrt(sc.Weights[i]/wmax)
-		r.smooth.disc(pt[0], pt[1], math.Max(rr, 1.5*u), withAlpha(th.Query, 0.9))
+		r.smooth.Disc(pt[0], pt[1], math.Max(rr, 1.5*u), withAlpha(th.Query, 0.9))
 	}
 	if i := r.hover; i >= 0 && i < len(pts) {
-		r.smooth.ring(pts[i][0], pts[i][1], size+4*u, 2*u, th.Text)
+		r.smooth.Ring(pts[i][0], pts[i][1], size+4*u, 2*u, th.Text)
 	}
 	for i, pt := range pts {
 		// Labels where they fit: sets up to d = 3, bits for the tesseract
@@ -447,10 +449,10 @@ func (r *atomsRenderer) drawGrid(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 	for i, pt := range pts {
 		f := sc.Weights[i] / wmax
 		x, y := pt[0]-cell/2+gap/2, pt[1]-cell/2+gap/2
-		r.flat.rect(x, y, cell-gap, cell-gap, withAlpha(th.Grid, 0.6))
-		r.flat.rect(x, y, cell-gap, cell-gap, withAlpha(th.Query, 0.08+0.92*math.Sqrt(f)))
+		r.flat.Rect(x, y, cell-gap, cell-gap, withAlpha(th.Grid, 0.6))
+		r.flat.Rect(x, y, cell-gap, cell-gap, withAlpha(th.Query, 0.08+0.92*math.Sqrt(f)))
 		if i == r.hover {
-			r.flat.strokeRect(x, y, cell-gap, cell-gap, 2*u, th.Text)
+			r.flat.StrokeRect(x, y, cell-gap, cell-gap, 2*u, th.Text)
 		}
 	}
 	// Row and column bit labels where they fit.
@@ -516,7 +518,7 @@ func (r *atomsRenderer) drawHistogram(dst *ebiten.Image, a *app, sc *scene.Atoms
 	}
 	bw := plot.W / float64(d+1)
 	base := plot.Y + plot.H
-	r.flat.line(plot.X, base, plot.X+plot.W, base, u, th.Axis)
+	r.flat.Line(plot.X, base, plot.X+plot.W, base, u, th.Axis)
 	step := 1
 	for float64(step)*bw < 22*u {
 		step *= 2
@@ -527,14 +529,14 @@ func (r *atomsRenderer) drawHistogram(dst *ebiten.Image, a *app, sc *scene.Atoms
 	for s, m := range sc.Mass {
 		h := plot.H * m / mmax
 		x := plot.X + float64(s)*bw
-		r.flat.rect(x+bw*0.1, base-h, bw*0.8, h, withAlpha(th.Query, 0.85))
+		r.flat.Rect(x+bw*0.1, base-h, bw*0.8, h, withAlpha(th.Query, 0.85))
 		if s%step == 0 {
 			lab := fmt.Sprint(s)
 			labelW(t, dst, a, lab, x+bw/2-textWidth(a, lab)/2, base+2*u, muted(th))
 		}
 	}
 	mx := plot.X + (sc.Split+0.5)*bw
-	r.flat.line(mx, plot.Y-4*u, mx, base, 1.5*u, th.Text)
+	r.flat.Line(mx, plot.Y-4*u, mx, base, 1.5*u, th.Text)
 	lab := fmt.Sprintf("E|S| = %.3f", sc.Split)
 	lx := mx + 4*u
 	if lx+textWidth(a, lab) > plot.X+plot.W {
@@ -561,7 +563,7 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 	pl := ax.Plot
 	// Beyond the build limit: counts only.
 	xl, _ := ax.Point(scene.AtomsBuildLimit, 0)
-	r.flat.rect(xl, pl.Y, pl.X+pl.W-xl, pl.H, withAlpha(th.Grid, 0.45))
+	r.flat.Rect(xl, pl.Y, pl.X+pl.W-xl, pl.H, withAlpha(th.Grid, 0.45))
 	labelW(&r.under, dst, a, "counts only (not built)", xl+6*u, pl.Y+2*u, muted(th))
 	// Grid and ticks.
 	step := 3 // decades between labelled ticks, fewer on a short panel
@@ -571,7 +573,7 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 	for e := 0; e <= scene.CurveDecades; e += step {
 		x0, y0 := ax.Point(1, float64(e))
 		x1, _ := ax.Point(scene.AtomsMaxWidth, float64(e))
-		r.flat.line(x0, y0, x1, y0, u, th.Grid)
+		r.flat.Line(x0, y0, x1, y0, u, th.Grid)
 		lab := "1"
 		if e > 0 {
 			lab = "10" + sup(e)
@@ -580,13 +582,13 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 	}
 	for _, dd := range []int{1, 10, 20, 30, 40, 50, 60} {
 		x, y := ax.Point(float64(dd), 0)
-		r.flat.line(x, y, x, y+4*u, u, th.Axis)
+		r.flat.Line(x, y, x, y+4*u, u, th.Axis)
 		lab := fmt.Sprint(dd)
 		labelW(&r.under, dst, a, lab, x-textWidth(a, lab)/2, y+5*u, muted(th))
 	}
 	x0, y0 := ax.Point(1, 0)
 	x1, _ := ax.Point(scene.AtomsMaxWidth, 0)
-	r.flat.line(x0, y0, x1, y0, u, th.Axis)
+	r.flat.Line(x0, y0, x1, y0, u, th.Axis)
 	labelW(&r.under, dst, a, "d", x1+4*u, y0-8*u, muted(th))
 	// The two curves.
 	terms, fused := th.HeadColor(0), th.HeadColor(5)
@@ -597,22 +599,22 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 		x, y = ax.Point(float64(dd), float64(dd)*math.Log10(2))
 		fp = append(fp, [2]float64{x, y})
 	}
-	r.smooth.polyline(tp, 2.5*u, terms)
-	r.smooth.polyline(fp, 2.5*u, fused)
+	r.smooth.Polyline(tp, 2.5*u, terms)
+	r.smooth.Polyline(fp, 2.5*u, fused)
 	// The build limit as a dashed level.
 	_, yl := ax.Point(1, scene.AtomsBuildLimit*math.Log10(2))
 	for x := pl.X; x < pl.X+pl.W; x += 10 * u {
-		r.flat.line(x, yl, math.Min(x+5*u, pl.X+pl.W), yl, u, th.Axis)
+		r.flat.Line(x, yl, math.Min(x+5*u, pl.X+pl.W), yl, u, th.Axis)
 	}
 	labelW(&r.under, dst, a, fmt.Sprintf("build limit 2%s", sup(scene.AtomsBuildLimit)), pl.X+4*u, yl-15*u, muted(th))
 	// The current d.
 	d := float64(sc.D)
 	xd, _ := ax.Point(d, 0)
-	r.flat.line(xd, pl.Y, xd, pl.Y+pl.H, 1.5*u, th.Text)
+	r.flat.Line(xd, pl.Y, xd, pl.Y+pl.H, 1.5*u, th.Text)
 	_, yt := ax.Point(d, math.Log10(2*d))
 	_, yf := ax.Point(d, d*math.Log10(2))
-	r.smooth.disc(xd, yt, 5*u, terms)
-	r.smooth.disc(xd, yf, 5*u, fused)
+	r.smooth.Disc(xd, yt, 5*u, terms)
+	r.smooth.Disc(xd, yf, 5*u, fused)
 	lt := fmt.Sprintf("2d = %d", 2*sc.D)
 	lf := fmt.Sprintf("2%s = %s", sup(sc.D), fmtCount(sc.Count))
 	lx := xd + 8*u
@@ -628,14 +630,14 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 	if wide {
 		tx += labelW(t, dst, a, "the atom explosion: ", tx, p.Y+5*u, th.Text)
 	}
-	r.flat.line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, terms)
+	r.flat.Line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, terms)
 	tx += 20 * u
 	if wide {
 		tx += labelW(t, dst, a, "head-atom terms 2d   ", tx, p.Y+5*u, th.Text)
 	} else {
 		tx += labelW(t, dst, a, "terms 2d  ", tx, p.Y+5*u, th.Text)
 	}
-	r.flat.line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, fused)
+	r.flat.Line(tx, p.Y+13*u, tx+16*u, p.Y+13*u, 2.5*u, fused)
 	tx += 20 * u
 	if wide {
 		labelW(t, dst, a, "fused atoms 2^d (log scale)", tx, p.Y+5*u, th.Text)
@@ -689,8 +691,8 @@ func (r *atomsRenderer) drawCosts(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 			line(fmt.Sprintf("Fewer atoms (experiment) %.0f%%", 100*pr), muted(th))
 			bw := p.W - 16*u
 			if y+8*u <= p.Y+p.H {
-				r.flat.rect(x, y, bw, 6*u, th.Grid)
-				r.flat.rect(x, y, bw*pr, 6*u, th.HeadColor(2))
+				r.flat.Rect(x, y, bw, 6*u, th.Grid)
+				r.flat.Rect(x, y, bw*pr, 6*u, th.HeadColor(2))
 			}
 		}
 	}

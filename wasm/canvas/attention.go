@@ -10,6 +10,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/wasm/shapes"
 )
 
 // heatCell is the heat map's cell size in CSS pixels; the image is scaled up
@@ -25,7 +26,7 @@ type attentionRenderer struct {
 	heat     *ebiten.Image
 	heatCols int
 	heatRows int
-	shapes   batch // feathered: anti-aliased in one plain call
+	shapes   shapes.Batch // feathered: anti-aliased in one plain call
 }
 
 func (r *attentionRenderer) reset(a *app) {
@@ -94,7 +95,7 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 	r.drawWeights(sc, v, th, dsf)
 	r.drawTokens(sc, v, th, dsf)
 	r.drawLegendShapes(sc, th, dsf)
-	r.shapes.flush(screen, true)
+	r.shapes.Flush(screen, true)
 	r.drawTokenLabels(screen, a, sc, v, th, dsf)
 	r.drawLegendLabels(screen, a, sc, th, dsf)
 }
@@ -123,11 +124,11 @@ func (r *attentionRenderer) drawWeights(sc *scene.Attention, v scene.View, th sc
 				continue
 			}
 			nx, ny := -dy/l*off, dx/l*off
-			headLine(&r.shapes, h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
+			r.shapes.HeadLine(h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
 		}
 		// The query's weight on itself: a ring around the query.
 		if w := det.Weights[q]; w >= 0.004 {
-			r.shapes.ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
+			r.shapes.Ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
 		}
 	}
 }
@@ -138,10 +139,10 @@ func (r *attentionRenderer) drawTokens(sc *scene.Attention, v scene.View, th sce
 		x, y := v.ToScreen(sc.Point(i))
 		rad, col := tokenLook(i, q, th, dsf)
 		if i == r.hover || (r.drag.Active && r.drag.Token == i) {
-			r.shapes.ring(x, y, rad+4*dsf, 2*dsf, col)
+			r.shapes.Ring(x, y, rad+4*dsf, 2*dsf, col)
 		}
-		r.shapes.disc(x, y, rad+1.5*dsf, th.Background)
-		r.shapes.disc(x, y, rad, col)
+		r.shapes.Disc(x, y, rad+1.5*dsf, th.Background)
+		r.shapes.Disc(x, y, rad, col)
 	}
 }
 
@@ -166,30 +167,12 @@ func (r *attentionRenderer) drawTokenLabels(screen *ebiten.Image, a *app, sc *sc
 	}
 }
 
-// headDash returns head h's dash length in CSS pixels (0: solid), so that
-// a head's lines differ from another's in pattern as well as in colour.
-func headDash(h int) float64 {
-	dashes := [...]float64{0, 9, 4, 1.5, 14, 6, 2.5, 11}
-	return dashes[h%len(dashes)]
-}
-
-// headLine adds a line in head h's pattern: solid for the first head,
-// dashes of the head's length (longer for thicker lines) for the others.
-func headLine(b *batch, h int, x0, y0, x1, y1, w, dsf float64, c color.RGBA) {
-	d := headDash(h)
-	if d == 0 {
-		b.line(x0, y0, x1, y1, w, c)
-		return
-	}
-	b.dashed(x0, y0, x1, y1, d*dsf+w, w, c)
-}
-
 // drawLegendShapes and drawLegendLabels name each head's colour and line
 // pattern in the corner, so colour is never the only cue.
 func (r *attentionRenderer) drawLegendShapes(sc *scene.Attention, th scene.Theme, dsf float64) {
 	x, y := 12*dsf, 10*dsf
 	for h := range sc.Details {
-		headLine(&r.shapes, h, x, y+8*dsf, x+30*dsf, y+8*dsf, 2*dsf, dsf, th.HeadColor(h))
+		r.shapes.HeadLine(h, x, y+8*dsf, x+30*dsf, y+8*dsf, 2*dsf, dsf, th.HeadColor(h))
 		y += 18 * dsf
 	}
 }

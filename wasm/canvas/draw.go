@@ -8,7 +8,9 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"headlab/wasm/labels"
 	"headlab/wasm/scene"
+	"headlab/wasm/shapes"
 	"headlab/web/link"
 )
 
@@ -16,7 +18,7 @@ import (
 // bookkeeping; it belongs to app and is guarded by app.mu.
 type graphics struct {
 	dsf      float64
-	labels   labels
+	labels   labels.Cache
 	touches  []ebiten.TouchID
 	touch    ebiten.TouchID
 	touching bool
@@ -42,7 +44,7 @@ func (a *app) Draw(screen *ebiten.Image) {
 	a.redraw = false
 	th := a.themeLocked()
 	if a.dirty {
-		a.gfx.labels.setSize(12 * math.Max(1, a.unit()))
+		a.gfx.labels.SetSize(12 * math.Max(1, a.unit()))
 		a.render.rebuild(a, th)
 		a.dirty = false
 	}
@@ -84,7 +86,7 @@ func (a *app) themeLocked() scene.Theme {
 
 // drawGrid draws the unit grid and the axes as crisp axis-aligned lines,
 // in one call without anti-aliasing.
-func drawGrid(screen *ebiten.Image, b *batch, v scene.View, th scene.Theme, dsf float64) {
+func drawGrid(screen *ebiten.Image, b *shapes.Batch, v scene.View, th scene.Theme, dsf float64) {
 	e := int(v.Extent)
 	for k := -e; k <= e; k++ {
 		c, w := th.Grid, math.Max(1, math.Round(dsf))
@@ -93,16 +95,16 @@ func drawGrid(screen *ebiten.Image, b *batch, v scene.View, th scene.Theme, dsf 
 		}
 		x0, y0 := v.ToScreen(float64(k), -v.Extent)
 		_, y1 := v.ToScreen(float64(k), v.Extent)
-		b.rect(math.Round(x0-w/2), y1, w, y0-y1, c)
+		b.Rect(math.Round(x0-w/2), y1, w, y0-y1, c)
 		x0, y0 = v.ToScreen(-v.Extent, float64(k))
 		x1, _ := v.ToScreen(v.Extent, float64(k))
-		b.rect(x0, math.Round(y0-w/2), x1-x0, w, c)
+		b.Rect(x0, math.Round(y0-w/2), x1-x0, w, c)
 	}
-	b.flush(screen, false)
+	b.Flush(screen, false)
 }
 
 func (a *app) label(screen *ebiten.Image, s string, x, y float64, c color.RGBA) {
-	img := a.gfx.labels.get(s, c)
+	img := a.gfx.labels.Get(s, c)
 	if img == nil {
 		return
 	}

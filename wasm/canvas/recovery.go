@@ -8,7 +8,9 @@ import (
 
 	"github.com/hajimehoshi/ebiten/v2"
 
+	"headlab/wasm/labels"
 	"headlab/wasm/scene"
+	"headlab/wasm/shapes"
 	"headlab/web/link"
 )
 
@@ -24,8 +26,8 @@ import (
 // offscreen pass, which under software rendering cost a whole frame when
 // the view drew shape by shape.
 type recoveryRenderer struct {
-	title, text labels     // larger type than the shared labels, for a lecture
-	ty          scene.Type // their line heights, for the scene's layouts
+	title, text labels.Cache // larger type than the shared labels, for a lecture
+	ty          scene.Type   // their line heights, for the scene's layouts
 	u           float64
 	hoverX      float64
 	hoverY      float64
@@ -43,8 +45,8 @@ type recoveryRenderer struct {
 	// What a view draws, in the order flush draws it. The clip batches
 	// gather the shapes of a plot or a table, which are cut to its
 	// rectangle when moved into flat and smooth.
-	flat, smooth, top    batch
-	clipFlat, clipSmooth batch
+	flat, smooth, top    shapes.Batch
+	clipFlat, clipSmooth shapes.Batch
 	under, lab, topLab   texts
 }
 
@@ -102,17 +104,17 @@ func (r *recoveryRenderer) rebuild(a *app, th scene.Theme) {
 	if small {
 		tsize, xsize = 17, 13
 	}
-	r.title.setSize(tsize * r.u)
-	r.text.setSize(xsize * r.u)
-	r.ty = scene.Type{U: r.u, Title: lineHeight(&r.title), Text: lineHeight(&r.text)}
+	r.title.SetSize(tsize * r.u)
+	r.text.SetSize(xsize * r.u)
+	r.ty = scene.Type{U: r.u, Title: r.title.LineHeight(), Text: r.text.LineHeight()}
 	r.layoutSteps(a)
 }
 
 // measure is the renderer's type as the scene's layouts measure it.
 func (r *recoveryRenderer) measure() scene.Measure {
 	return scene.Measure{Type: r.ty,
-		TitleWidth: func(s string) float64 { return widthOf(&r.title, s) },
-		TextWidth:  func(s string) float64 { return widthOf(&r.text, s) }}
+		TitleWidth: func(s string) float64 { return r.title.Width(s) },
+		TextWidth:  func(s string) float64 { return r.text.Width(s) }}
 }
 
 // layoutSteps computes the step view's layout when the scene, its run,
@@ -165,11 +167,11 @@ func (r *recoveryRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 // then what lies over everything (a plot's frame over its points, the
 // tooltip).
 func (r *recoveryRenderer) flush(screen *ebiten.Image) {
-	r.flat.flush(screen, false)
+	r.flat.Flush(screen, false)
 	r.under.flush()
-	r.smooth.flush(screen, true)
+	r.smooth.Flush(screen, true)
 	r.lab.flush()
-	r.top.flush(screen, false)
+	r.top.Flush(screen, false)
 	r.topLab.flush()
 }
 
@@ -178,14 +180,14 @@ func (r *recoveryRenderer) flush(screen *ebiten.Image) {
 func (r *recoveryRenderer) clipTo(rc scene.Rect) {
 	x0, y0 := math.Floor(rc.X), math.Floor(rc.Y)
 	x1, y1 := math.Ceil(rc.X+rc.W), math.Ceil(rc.Y+rc.H)
-	r.flat.appendClipped(&r.clipFlat, x0, y0, x1, y1)
-	r.smooth.appendClipped(&r.clipSmooth, x0, y0, x1, y1)
+	r.flat.AppendClipped(&r.clipFlat, x0, y0, x1, y1)
+	r.smooth.AppendClipped(&r.clipSmooth, x0, y0, x1, y1)
 }
 
 // paragraph adds wrapped text, to be drawn onto dst, and returns the y
 // below it.
-func (r *recoveryRenderer) paragraph(dst *ebiten.Image, l *labels, s string, x, y, w float64, c color.RGBA) float64 {
-	lh := lineHeight(l) * 1.1
+func (r *recoveryRenderer) paragraph(dst *ebiten.Image, l *labels.Cache, s string, x, y, w float64, c color.RGBA) float64 {
+	lh := l.LineHeight() * 1.1
 	for _, line := range wrapWidth(l, s, w) {
 		r.lab.put(dst, l, line, x, y, c)
 		y += lh
@@ -239,15 +241,15 @@ func (r *recoveryRenderer) grid(screen *ebiten.Image, plot scene.Rect, xs, ys []
 		return th.Grid
 	}
 	for _, t := range xs {
-		r.clipFlat.line(t.px, plot.Y, t.px, plot.Y+plot.H, u, colour(t))
+		r.clipFlat.Line(t.px, plot.Y, t.px, plot.Y+plot.H, u, colour(t))
 		if t.label != "" {
-			r.lab.put(screen, &r.text, t.label, t.px-widthOf(&r.text, t.label)/2, plot.Y+plot.H+4*u, mc)
+			r.lab.put(screen, &r.text, t.label, t.px-r.text.Width(t.label)/2, plot.Y+plot.H+4*u, mc)
 		}
 	}
 	for _, t := range ys {
-		r.clipFlat.line(plot.X, t.px, plot.X+plot.W, t.px, u, colour(t))
+		r.clipFlat.Line(plot.X, t.px, plot.X+plot.W, t.px, u, colour(t))
 		if t.label != "" {
-			r.lab.put(screen, &r.text, t.label, plot.X-widthOf(&r.text, t.label)-4*u, t.px-lineHeight(&r.text)/2, mc)
+			r.lab.put(screen, &r.text, t.label, plot.X-r.text.Width(t.label)-4*u, t.px-r.text.LineHeight()/2, mc)
 		}
 	}
 }

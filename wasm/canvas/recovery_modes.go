@@ -40,26 +40,26 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		}{fmt.Sprintf("this run (%s mode)", sc.State.Mode), sc.Steps(), th.Text})
 	}
 	r.lab.put(screen, &r.text, fmt.Sprintf("at d = %d", d), x, y, mc)
-	y += lineHeight(&r.text) + 4*u
+	y += r.text.LineHeight() + 4*u
 	nameW := 0.0
 	for _, row := range rows {
-		nameW = math.Max(nameW, widthOf(&r.text, row.name))
+		nameW = math.Max(nameW, r.text.Width(row.name))
 	}
 	nameW = math.Min(nameW, w*0.45)
 	barW := w - nameW - 90*u
 	top := float64(max(paper, sc.Steps()))
-	bh := lineHeight(&r.text)
+	bh := r.text.LineHeight()
 	for _, row := range rows {
 		r.lab.put(screen, &r.text, row.name, x, y, th.Text)
 		bw := barW * float64(row.n) / top
-		r.flat.rect(x+nameW+10*u, y+2*u, bw, bh-4*u, row.c)
+		r.flat.Rect(x+nameW+10*u, y+2*u, bw, bh-4*u, row.c)
 		r.lab.put(screen, &r.text, fmt.Sprint(row.n), x+nameW+16*u+bw, y, th.Text)
 		y += bh + 8*u
 	}
 	y += 10 * u
 	// Over d, log y.
 	r.lab.put(screen, &r.text, "over d = 1…16 (log scale)", x, y, mc)
-	y += lineHeight(&r.text) + 4*u
+	y += r.text.LineHeight() + 4*u
 	ax, ok := scene.NewModesAxes(p, y, r.ty, H, d)
 	if !ok {
 		return
@@ -68,18 +68,18 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	px, py := ax.X, ax.Y
 	for k := 0; float64(k) <= ymax; k++ {
 		yy := py(int(math.Pow(10, float64(k))))
-		r.flat.line(plot.X, yy, plot.X+plot.W, yy, u, th.Grid)
+		r.flat.Line(plot.X, yy, plot.X+plot.W, yy, u, th.Grid)
 		s := fmt.Sprint(int(math.Pow(10, float64(k))))
-		r.lab.put(screen, &r.text, s, plot.X-widthOf(&r.text, s)-4*u, yy-bh/2, mc)
+		r.lab.put(screen, &r.text, s, plot.X-r.text.Width(s)-4*u, yy-bh/2, mc)
 	}
 	for w := 1; w <= maxD; w++ {
 		if w == 1 || w%4 == 0 {
 			s := fmt.Sprint(w)
-			r.lab.put(screen, &r.text, s, px(w)-widthOf(&r.text, s)/2, plot.Y+plot.H+4*u, mc)
+			r.lab.put(screen, &r.text, s, px(w)-r.text.Width(s)/2, plot.Y+plot.H+4*u, mc)
 		}
 	}
 	cx := px(d)
-	r.smooth.dashed(cx, plot.Y, cx, plot.Y+plot.H, 4*u, 1.5*u, th.Text)
+	r.smooth.Dashed(cx, plot.Y, cx, plot.Y+plot.H, 4*u, 1.5*u, th.Text)
 	r.lab.put(screen, &r.text, fmt.Sprintf("d = %d", d), cx+4*u, plot.Y+2*u, th.Text)
 	series := []struct {
 		f func(int) int
@@ -96,13 +96,13 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 	legendY := plot.Y + 4*u + bh
 	for i, s := range series {
 		for w := 1; w < maxD; w++ {
-			r.smooth.line(px(w), py(s.f(w)), px(w+1), py(s.f(w+1)), 3*u, s.c)
+			r.smooth.Line(px(w), py(s.f(w)), px(w+1), py(s.f(w+1)), 3*u, s.c)
 		}
 		for w := 1; w <= maxD; w++ {
-			r.smooth.disc(px(w), py(s.f(w)), 3.5*u, s.c)
+			r.smooth.Disc(px(w), py(s.f(w)), 3.5*u, s.c)
 		}
 		r.lab.put(screen, &r.text, rows[i].name, plot.X+8*u, legendY+float64(len(series)-1-i)*bh, s.c)
 	}
-	r.top.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
-	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-widthOf(&r.text, "token width d"), plot.Y+plot.H+4*u+bh, mc)
+	r.top.StrokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
+	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-r.text.Width("token width d"), plot.Y+plot.H+4*u+bh, mc)
 }

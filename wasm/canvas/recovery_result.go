@@ -42,7 +42,7 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 	rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
 		res.Queries, sc.Bound(), res.MaxLength, scene.FormatSci(sc.Error), scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
 	p := scene.NewPanel(scene.Rect{W: rv.w, H: rv.h}, r.ty)
-	y, lh := p.Top, lineHeight(&r.text)*1.1 // as paragraph draws it
+	y, lh := p.Top, r.text.LineHeight()*1.1 // as paragraph draws it
 	for range wrapWidth(&r.text, rv.summary, p.W()) {
 		y += lh
 	}
@@ -101,9 +101,9 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	for h := range sc.Canonical {
 		c := th.HeadColor(h)
 		oy := l.W[h][0][1]
-		r.flat.rect(x, oy+2*u, 12*u, 12*u, c)
+		r.flat.Rect(x, oy+2*u, 12*u, 12*u, c)
 		r.lab.put(screen, &r.text, fmt.Sprintf("head %d", h+1), x+16*u, oy, th.Text)
-		r.lab.put(screen, &r.text, "W", x+16*u, oy+lineHeight(&r.text), mc)
+		r.lab.put(screen, &r.text, "W", x+16*u, oy+r.text.LineHeight(), mc)
 		r.lab.put(screen, &r.text, "v", x+16*u, l.VY(h), mc)
 		for side := 0; side < 2; side++ {
 			layer, hh := sc.Canonical, h
@@ -119,7 +119,7 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 					}
 					cell := l.CellRect(h, side, i, j)
 					gap := math.Min(2*u, l.Cell/8)
-					r.flat.rect(cell.X, cell.Y, cell.W-gap, cell.H-gap, heatColor(th, val, scale))
+					r.flat.Rect(cell.X, cell.Y, cell.W-gap, cell.H-gap, heatColor(th, val, scale))
 					if l.Cell >= 40*u {
 						s := fmt.Sprintf("%.2f", val)
 						r.lab.put(screen, &a.gfx.labels, s, cell.X+3*u, cell.Y+3*u, th.Text)
@@ -129,13 +129,13 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 		}
 		ex := l.W[h][1][0] + float64(d)*l.Cell + 14*u
 		r.lab.put(screen, &r.text, "error", ex, oy, mc)
-		r.lab.put(screen, &r.text, scene.FormatSci(errs[h]), ex, oy+lineHeight(&r.text), th.Text)
+		r.lab.put(screen, &r.text, scene.FormatSci(errs[h]), ex, oy+r.text.LineHeight(), th.Text)
 	}
 	// The value under the pointer.
 	if hv := r.hovered; hv.ok && r.hovering {
 		h, side, i, j := hv.h, hv.side, hv.i, hv.j
 		cell := l.CellRect(h, side, i, j)
-		r.top.strokeRect(cell.X, cell.Y, cell.W, cell.H, 2*u, th.Text)
+		r.top.StrokeRect(cell.X, cell.Y, cell.W, cell.H, 2*u, th.Text)
 		tv := scene.HeadValue(sc.Canonical, h, i, j)
 		rv := scene.HeadValue(res.Layer, pair[h], i, j)
 		name := fmt.Sprintf("W[%d,%d]", i+1, j+1)
@@ -143,14 +143,14 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 			name = fmt.Sprintf("v[%d]", j+1)
 		}
 		tip := fmt.Sprintf("head %d %s: true %.10g, recovered %.10g, difference %.2g", h+1, name, tv, rv, rv-tv)
-		tw := widthOf(&r.text, tip) + 12*u
+		tw := r.text.Width(tip) + 12*u
 		tx := math.Min(hv.x+14*u, full.W-tw-4*u)
-		ty := math.Min(hv.y+18*u, full.H-lineHeight(&r.text)-10*u)
-		r.top.rect(tx, ty, tw, lineHeight(&r.text)+8*u, th.Background)
-		r.top.strokeRect(tx, ty, tw, lineHeight(&r.text)+8*u, u, th.Axis)
+		ty := math.Min(hv.y+18*u, full.H-r.text.LineHeight()-10*u)
+		r.top.Rect(tx, ty, tw, r.text.LineHeight()+8*u, th.Background)
+		r.top.StrokeRect(tx, ty, tw, r.text.LineHeight()+8*u, u, th.Axis)
 		r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
 	}
-	r.topLab.put(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-lineHeight(&r.text), mc)
+	r.topLab.put(screen, &r.text, "Colour: red positive, blue negative, per matrix kind on one scale; hover a cell for its values.", x, full.H-pad-r.text.LineHeight(), mc)
 }
 
 // drawRunProgress draws how far the computation of the run has got, a

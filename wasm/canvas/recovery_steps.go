@@ -42,10 +42,10 @@ func (r *recoveryRenderer) drawBar(screen *ebiten.Image, b scene.Bar, th scene.T
 	u, mc := r.u, muted(th)
 	r.put(screen, b.Title, mc)
 	t := b.Track
-	r.flat.rect(t.X, t.Y, t.W, t.H, th.Grid)
-	r.flat.rect(t.X, t.Y, b.Fill, t.H, accent(th))
+	r.flat.Rect(t.X, t.Y, t.W, t.H, th.Grid)
+	r.flat.Rect(t.X, t.Y, b.Fill, t.H, accent(th))
 	for _, m := range b.Marks {
-		r.smooth.line(m.X, t.Y-3*u, m.X, t.Y+t.H+3*u, 2*u, th.Text)
+		r.smooth.Line(m.X, t.Y-3*u, m.X, t.Y+t.H+3*u, 2*u, th.Text)
 		r.put(screen, m.Label, mc)
 	}
 }
@@ -64,9 +64,9 @@ func (r *recoveryRenderer) drawStrip(screen *ebiten.Image, s scene.Strip, th sce
 	tokCol := mix(th.Background, th.Token, 0.75)
 	for i, g := range s.Tokens {
 		if i < len(s.Tokens)-1 {
-			r.smooth.rect(g.X, g.Y, g.W, g.H, tokCol)
+			r.smooth.Rect(g.X, g.Y, g.W, g.H, tokCol)
 		} else {
-			r.smooth.disc(g.X+g.W/2, g.Y+g.H/2, g.W/2, th.Query)
+			r.smooth.Disc(g.X+g.W/2, g.Y+g.H/2, g.W/2, th.Query)
 		}
 	}
 	r.putAll(screen, s.Letters, th.Background)
@@ -82,12 +82,12 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	u := r.u
 	mc := muted(th)
 	if !has {
-		r.smooth.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Grid)
+		r.smooth.StrokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Grid)
 		msg := "The samples (n, F(n)) of each rational function appear here, one per step, and its fit with the poles −ρ_h once all are in."
 		if sc.Computing() {
 			msg = fmt.Sprintf("Computing %d queries and their fits…", sc.Steps())
 		}
-		yy := plot.Y + plot.H/2 - lineHeight(&r.text)
+		yy := plot.Y + plot.H/2 - r.text.LineHeight()
 		r.paragraph(screen, &r.text, msg, plot.X+24*u, yy, plot.W-48*u, mc)
 		return
 	}
@@ -98,7 +98,7 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	// n < 0 holds no query: shade it, the poles live there.
 	x0, _ := ax.ToScreen(ax.X0, 0)
 	xz, _ := ax.ToScreen(0, 0)
-	r.clipFlat.rect(x0, plot.Y, xz-x0, plot.H, mix(th.Background, th.Grid, 0.45))
+	r.clipFlat.Rect(x0, plot.Y, xz-x0, plot.H, mix(th.Background, th.Grid, 0.45))
 	// Grid and axes.
 	var xs, ys []tick
 	for _, n := range ax.NTicks() {
@@ -123,23 +123,23 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		// The constant C = lim F, dotted.
 		if finite(fit.C) {
 			_, py := ax.ToScreen(0, fit.C)
-			r.clipSmooth.dashed(plot.X, py, plot.X+plot.W, py, 3*u, u, mc)
-			r.under.put(dst, &r.text, "C", plot.X+plot.W-widthOf(&r.text, "C")-4*u, py-lineHeight(&r.text), mc)
+			r.clipSmooth.Dashed(plot.X, py, plot.X+plot.W, py, 3*u, u, mc)
+			r.under.put(dst, &r.text, "C", plot.X+plot.W-r.text.Width("C")-4*u, py-r.text.LineHeight(), mc)
 		}
 		// Asymptotes at −ρ_h, coloured by head.
 		for b, rho := range fit.Poles {
 			c, name := headStyle(th, scene.PoleHead(rf, b), "unmatched")
 			px, _ := ax.ToScreen(-rho, 0)
-			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
-			ly := plot.Y + 6*u + lineHeight(&r.text)*float64(2+b%3)
+			r.clipSmooth.Dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
+			ly := plot.Y + 6*u + r.text.LineHeight()*float64(2+b%3)
 			lbl := name
-			if px+6*u+widthOf(&r.text, lbl) > plot.X+plot.W {
-				r.under.put(dst, &r.text, lbl, px-6*u-widthOf(&r.text, lbl), ly, c)
+			if px+6*u+r.text.Width(lbl) > plot.X+plot.W {
+				r.under.put(dst, &r.text, lbl, px-6*u-r.text.Width(lbl), ly, c)
 			} else {
 				r.under.put(dst, &r.text, lbl, px+6*u, ly, c)
 			}
 			rl := "−ρ = " + scene.FormatNum(-rho)
-			r.under.put(dst, &r.text, rl, px+6*u, plot.Y+plot.H-lineHeight(&r.text)*float64(1+b%3)-4*u, c)
+			r.under.put(dst, &r.text, rl, px+6*u, plot.Y+plot.H-r.text.LineHeight()*float64(1+b%3)-4*u, c)
 		}
 		// The curve, broken at the poles.
 		span := ax.Y1 - ax.Y0
@@ -151,16 +151,16 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 			_, py := ax.ToScreen(n, y)
 			ok := finite(y) && y > ax.Y0-3*span && y < ax.Y1+3*span
 			if ok && ok0 && !poleBetween(fit.Poles, n0, n) {
-				r.clipSmooth.line(px0, py0, px, py, 3*u, accent(th))
+				r.clipSmooth.Line(px0, py0, px, py, 3*u, accent(th))
 			}
 			px0, py0, n0, ok0 = px, py, n, ok
 		}
 	} else {
 		need := len(rf.N) - v.Taken
 		msg := fmt.Sprintf("fit once all %d samples are in: %d more", len(rf.N), need)
-		mx, my := plot.X+plot.W-widthOf(&r.text, msg)-8*u, plot.Y+4*u
-		if mx < plot.X+6*u+widthOf(&r.text, negLabel)+12*u {
-			my += lineHeight(&r.text) // below the n < 0 label, which it would overlap
+		mx, my := plot.X+plot.W-r.text.Width(msg)-8*u, plot.Y+4*u
+		if mx < plot.X+6*u+r.text.Width(negLabel)+12*u {
+			my += r.text.LineHeight() // below the n < 0 label, which it would overlap
 		}
 		r.under.put(dst, &r.text, msg, mx, my, mc)
 	}
@@ -168,12 +168,12 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 	for i := 0; i < v.Taken; i++ {
 		px, py := ax.ToScreen(rf.N[i], rf.F[i])
 		if i == v.Current {
-			r.clipSmooth.disc(px, py, 8*u, th.Query)
-			r.clipSmooth.ring(px, py, 13*u, 2*u, th.Query)
+			r.clipSmooth.Disc(px, py, 8*u, th.Query)
+			r.clipSmooth.Ring(px, py, 13*u, 2*u, th.Query)
 			continue
 		}
-		r.clipSmooth.disc(px, py, 6*u, th.Text)
-		r.clipSmooth.ring(px, py, 6*u, 1.5*u, th.Background)
+		r.clipSmooth.Disc(px, py, 6*u, th.Text)
+		r.clipSmooth.Ring(px, py, 6*u, 1.5*u, th.Background)
 	}
 }
 
@@ -193,14 +193,14 @@ func headStyle(th scene.Theme, h int, none string) (color.RGBA, string) {
 func (r *recoveryRenderer) plotFrame(screen *ebiten.Image, plot scene.Rect, xName string, th scene.Theme) {
 	u := r.u
 	r.clipTo(plot)
-	r.flat.strokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
-	r.lab.put(screen, &r.text, xName, plot.X+plot.W-widthOf(&r.text, xName), plot.Y+plot.H+4*u+lineHeight(&r.text), muted(th))
+	r.flat.StrokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
+	r.lab.put(screen, &r.text, xName, plot.X+plot.W-r.text.Width(xName), plot.Y+plot.H+4*u+r.text.LineHeight(), muted(th))
 }
 
 // progressBar draws a thin bar, its track rc filled to fraction f.
 func (r *recoveryRenderer) progressBar(rc scene.Rect, f float64, th scene.Theme) {
-	r.flat.rect(rc.X, rc.Y, rc.W, rc.H, th.Grid)
-	r.flat.rect(rc.X, rc.Y, rc.W*math.Max(0, math.Min(1, f)), rc.H, accent(th))
+	r.flat.Rect(rc.X, rc.Y, rc.W, rc.H, th.Grid)
+	r.flat.Rect(rc.X, rc.Y, rc.W*math.Max(0, math.Min(1, f)), rc.H, accent(th))
 }
 
 // poleBetween reports whether a pole −ρ lies between n0 and n1.
@@ -227,7 +227,7 @@ func (r *recoveryRenderer) drawTable(screen *ebiten.Image, t scene.PoleTable, rc
 			continue
 		}
 		c, _ := headStyle(th, row.Head, "—")
-		r.clipFlat.rect(row.Swatch.X, row.Swatch.Y, row.Swatch.W, row.Swatch.H, c)
+		r.clipFlat.Rect(row.Swatch.X, row.Swatch.Y, row.Swatch.W, row.Swatch.H, c)
 		r.put(dst, row.Label, th.Text)
 	}
 	r.put(dst, t.Foot, mc)

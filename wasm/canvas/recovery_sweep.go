@@ -84,7 +84,7 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		if finite(p.Median) && p.Median > 0 {
 			k := p.Median / p.X
 			e0, e1 := math.Pow(10, ex0), math.Pow(10, ex1)
-			r.clipSmooth.dashed(tx(e0), ty(k*e0), tx(e1), ty(k*e1), 6*u, 2*u, mc)
+			r.clipSmooth.Dashed(tx(e0), ty(k*e0), tx(e1), ty(k*e1), 6*u, 2*u, mc)
 			lx, ly := tx(e1/100), ty(k*e1/100)
 			r.under.put(dst, &r.text, "slope 1", lx+6*u, ly+4*u, mc)
 			break
@@ -100,26 +100,26 @@ func (r *recoveryRenderer) drawSweep(screen *ebiten.Image, a *app, sc *scene.Rec
 		for k, e := range p.Errors {
 			off := (float64(k) - float64(experiment.SweepSeeds-1)/2) * 3 * u
 			if !finite(e) {
-				cy := plot.Y + 14*u + lineHeight(&r.text) + float64(fails)*7*u // under the axis name
-				r.clipSmooth.line(px-4*u, cy-4*u, px+4*u, cy+4*u, 2*u, th.Query)
-				r.clipSmooth.line(px-4*u, cy+4*u, px+4*u, cy-4*u, 2*u, th.Query)
+				cy := plot.Y + 14*u + r.text.LineHeight() + float64(fails)*7*u // under the axis name
+				r.clipSmooth.Line(px-4*u, cy-4*u, px+4*u, cy+4*u, 2*u, th.Query)
+				r.clipSmooth.Line(px-4*u, cy+4*u, px+4*u, cy-4*u, 2*u, th.Query)
 				fails++
 				continue
 			}
 			e = math.Max(e, 1e-17)
-			r.clipSmooth.disc(px+off, ty(e), 3.5*u, dot)
+			r.clipSmooth.Disc(px+off, ty(e), 3.5*u, dot)
 		}
 		if finite(p.Median) {
 			py := ty(math.Max(p.Median, 1e-17))
 			if have {
-				r.clipSmooth.line(mx0, my0, px, py, 3*u, accent(th))
+				r.clipSmooth.Line(mx0, my0, px, py, 3*u, accent(th))
 			}
-			r.clipSmooth.disc(px, py, 6*u, accent(th))
+			r.clipSmooth.Disc(px, py, 6*u, accent(th))
 			mx0, my0, have = px, py, true
 		} else {
 			have = false
 		}
 	}
 	legend := "● median   · one seed   × run not resolved"
-	r.topLab.put(screen, &r.text, legend, plot.X+plot.W-widthOf(&r.text, legend)-6*u, plot.Y+plot.H-lineHeight(&r.text)-6*u, mc)
+	r.topLab.put(screen, &r.text, legend, plot.X+plot.W-r.text.Width(legend)-6*u, plot.Y+plot.H-r.text.LineHeight()-6*u, mc)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
+	"headlab/wasm/shapes"
 )
 
 // renderer draws one kind of scene and turns the pointer into changes of
@@ -32,6 +33,6 @@ func rendererFor(sc scene.Scene) renderer {
 	case *scene.Transformer:
 		return &transformerRenderer{hoverMark: -1}
 	default:
-		return &attentionRenderer{hover: -1, shapes: batch{feather: true}}
+		return &attentionRenderer{hover: -1, shapes: shapes.Batch{Feather: true}}
 	}
 }

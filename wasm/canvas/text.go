@@ -7,8 +7,8 @@ import (
 	"math"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"golang.org/x/image/font"
 
+	"headlab/wasm/labels"
 	"headlab/wasm/scene"
 )
 
@@ -40,31 +40,14 @@ func mix(a, b color.RGBA, f float64) color.RGBA {
 	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 0xff}
 }
 
-// widthOf is the width of s in l's type, in pixels.
-func widthOf(l *labels, s string) float64 {
-	if l.face == nil {
-		return 0
-	}
-	return float64(font.MeasureString(l.face, s).Ceil() + 2)
-}
-
-// lineHeight is the height of a line of l's type, in pixels.
-func lineHeight(l *labels) float64 {
-	if l.face == nil {
-		return 0
-	}
-	m := l.face.Metrics()
-	return float64((m.Ascent + m.Descent).Ceil() + 2)
-}
-
 // wrapChars splits s into lines of at most n characters.
 func wrapChars(s string, n int) []string {
 	return scene.Wrap(s, func(line string) bool { return len([]rune(line)) <= n })
 }
 
 // wrapWidth splits s into lines no wider than w in l's type.
-func wrapWidth(l *labels, s string, w float64) []string {
-	return scene.Wrap(s, func(line string) bool { return widthOf(l, line) <= w })
+func wrapWidth(l *labels.Cache, s string, w float64) []string {
+	return scene.Wrap(s, func(line string) bool { return l.Width(line) <= w })
 }
 
 // clip returns the sub-image of img a panel at rc draws into (grown by

@@ -160,7 +160,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		t := ax.T(px)
 		pts = append(pts, [2]float64{px, ax.Y(sc.TrueF(t))})
 	}
-	r.clipSmooth.polyline(pts, 1.5*u, mix(th.Background, mc, 0.55))
+	r.clipSmooth.Polyline(pts, 1.5*u, mix(th.Background, mc, 0.55))
 
 	// Each piece over the stretch between its neighbouring kinks.
 	for _, sp := range sc.Spans() {
@@ -171,7 +171,7 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 			seg = append(seg, [2]float64{px, ax.Y(sc.PieceF(p, t))})
 		}
 		if len(seg) > 1 {
-			r.clipSmooth.polyline(seg, 3*u, accent(th))
+			r.clipSmooth.Polyline(seg, 3*u, accent(th))
 		}
 	}
 	// The marks: local solves as diamonds on the axis, side and hyperplane
@@ -189,14 +189,14 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 				k := unitColor(th, m.Unit)
 				c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
 			}
-			r.clipSmooth.dashed(px, plot.Y, px, plot.Y+plot.H, 6*u, 2.5*u, c)
+			r.clipSmooth.Dashed(px, plot.Y, px, plot.Y+plot.H, 6*u, 2.5*u, c)
 			if m.Unit >= 0 {
 				lbl := fmt.Sprintf("unit %d", m.Unit+1)
 				lx := px + 4*u
-				if lx+widthOf(&r.text, lbl) > plot.X+plot.W {
-					lx = px - 4*u - widthOf(&r.text, lbl)
+				if lx+r.text.Width(lbl) > plot.X+plot.W {
+					lx = px - 4*u - r.text.Width(lbl)
 				}
-				r.under.put(dst, &r.text, lbl, lx, plot.Y+6*u+lineHeight(&r.text)*float64(1+nk%4), c)
+				r.under.put(dst, &r.text, lbl, lx, plot.Y+6*u+r.text.LineHeight()*float64(1+nk%4), c)
 			}
 			nk++
 		case transformer.Probe:
@@ -208,24 +208,24 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 			if last {
 				s = 9 * u
 			}
-			r.clipSmooth.line(px-s, base, px, base-s, 2*u, c)
-			r.clipSmooth.line(px, base-s, px+s, base, 2*u, c)
-			r.clipSmooth.line(px+s, base, px, base+s, 2*u, c)
-			r.clipSmooth.line(px, base+s, px-s, base, 2*u, c)
+			r.clipSmooth.Line(px-s, base, px, base-s, 2*u, c)
+			r.clipSmooth.Line(px, base-s, px+s, base, 2*u, c)
+			r.clipSmooth.Line(px+s, base, px, base+s, 2*u, c)
+			r.clipSmooth.Line(px, base+s, px-s, base, 2*u, c)
 		default:
 			c := th.Text
 			if !m.OK {
 				c = th.Query
 			}
 			py := ax.Y(sc.TrueF(m.T))
-			r.clipSmooth.disc(px, py, 3.5*u, c)
+			r.clipSmooth.Disc(px, py, 3.5*u, c)
 			if last {
-				r.clipSmooth.ring(px, py, 9*u, 2*u, th.Query)
+				r.clipSmooth.Ring(px, py, 9*u, 2*u, th.Query)
 			}
 		}
 	}
 	if cur.Kind == transformer.SelfCheck {
-		r.under.put(dst, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-lineHeight(&r.text)-24*u, th.Query)
+		r.under.put(dst, &r.text, "self-check: a random sequence against the assembled network", plot.X+6*u, plot.Y+plot.H-r.text.LineHeight()-24*u, th.Query)
 	}
 	r.clipTo(plot)
 	r.putAll(screen, l.Legend, mc)
@@ -238,11 +238,11 @@ func (r *transformerRenderer) drawLine(screen *ebiten.Image, sc *scene.Transform
 		if m.Unit >= 0 {
 			tip += fmt.Sprintf(", unit %d", m.Unit+1)
 		}
-		tw := widthOf(&r.text, tip) + 12*u
+		tw := r.text.Width(tip) + 12*u
 		tx := math.Min(r.hoverX+14*u, plot.X+plot.W-tw)
 		ty := r.hoverY + 18*u
-		r.top.rect(tx, ty, tw, lineHeight(&r.text)+8*u, th.Background)
-		r.top.strokeRect(tx, ty, tw, lineHeight(&r.text)+8*u, u, th.Axis)
+		r.top.Rect(tx, ty, tw, r.text.LineHeight()+8*u, th.Background)
+		r.top.StrokeRect(tx, ty, tw, r.text.LineHeight()+8*u, u, th.Axis)
 		r.topLab.put(screen, &r.text, tip, tx+6*u, ty+4*u, th.Text)
 	}
 }
@@ -255,7 +255,7 @@ func (r *transformerRenderer) drawUnitList(screen *ebiten.Image, l scene.UnitLis
 		k := unitColor(th, row.Unit)
 		c := th.Text
 		c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
-		r.flat.rect(row.Swatch.X, row.Swatch.Y, row.Swatch.W, row.Swatch.H, c)
+		r.flat.Rect(row.Swatch.X, row.Swatch.Y, row.Swatch.W, row.Swatch.H, c)
 		r.put(screen, row.Label, th.Text)
 	}
 	r.putAll(screen, l.None, muted(th))
@@ -295,17 +295,17 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 
 	// Heads.
 	r.lab.put(screen, &r.text, "Heads (phase A): canonical W_h and the odd part's values w_h", x, y, th.Text)
-	y += lineHeight(&r.text) + 2*u
+	y += r.text.LineHeight() + 2*u
 	pair, errs := sc.Pairing()
 	for h := range sc.Odd {
 		c := th.HeadColor(h)
-		r.flat.rect(x, y+3*u, 10*u, 10*u, c)
+		r.flat.Rect(x, y+3*u, 10*u, 10*u, c)
 		s := fmt.Sprintf("head %d: relative error of (W_h, w_h) %s", h+1, "—")
 		if h < len(pair) && h < len(errs) {
 			s = fmt.Sprintf("head %d ↔ recovered head %d: relative error of (W_h, w_h) %s", h+1, pair[h]+1, scene.FormatSci(errs[h]))
 		}
 		r.lab.put(screen, &r.text, s, x+16*u, y, th.Text)
-		y += lineHeight(&r.text)
+		y += r.text.LineHeight()
 	}
 	y += 8 * u
 
@@ -318,9 +318,9 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 	for i, hname := range []string{"unit", "t", "sign", "true c", "recovered c", "error"} {
 		r.lab.put(screen, &r.text, hname, cols[i], y, mc)
 	}
-	y += lineHeight(&r.text) + 2*u
+	y += r.text.LineHeight() + 2*u
 	for _, row := range sc.UnitRows() {
-		if y > full.H-pad-lineHeight(&r.text) {
+		if y > full.H-pad-r.text.LineHeight() {
 			break
 		}
 		c := th.Text
@@ -328,7 +328,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 			k := unitColor(th, row.Found)
 			c.R, c.G, c.B, c.A = k[0], k[1], k[2], k[3]
 		}
-		r.flat.rect(cols[0], y+3*u, 10*u, 10*u, c)
+		r.flat.Rect(cols[0], y+3*u, 10*u, 10*u, c)
 		r.lab.put(screen, &r.text, fmt.Sprintf("%d", row.True+1), cols[0]+16*u, y, th.Text)
 		r.lab.put(screen, &r.text, scene.FormatT(row.T), cols[1], y, th.Text)
 		r.lab.put(screen, &r.text, signs(row.Sign[0])+" / "+signs(row.Sign[1]), cols[2], y, th.Text)
@@ -339,7 +339,7 @@ func (r *transformerRenderer) drawTResult(screen *ebiten.Image, sc *scene.Transf
 		}
 		r.lab.put(screen, &r.text, rec, cols[4], y, th.Text)
 		r.lab.put(screen, &r.text, scene.FormatSci(row.Err), cols[5], y, th.Text)
-		y += lineHeight(&r.text)
+		y += r.text.LineHeight()
 	}
 }
 

@@ -10,7 +10,7 @@
 // token discs, the hovered query's ring and the legend's lines as one
 // DrawTriangles anti-aliased by one-pixel fringes; and the 73 labels as
 // DrawImage calls of cached images set in the Go font. The shapes are made
-// by a copy of the canvas's feathered batch (wasm/canvas/batch.go), from
+// by the canvas's feathered batch (wasm/shapes), from
 // the view's fixed data below (its tokens and its heads' W, as link.Parse
 // and the scene compute them), with the attention weights recomputed for
 // each query position as numerics/attention does (a softmax of x_i·W z).
@@ -19,26 +19,23 @@
 // of the canvas's query does; the screen is kept between frames and drawn
 // only when the query moved, as the canvas does. It sets
 // window.floorReady = true after its first frame and counts the frames it
-// drew in window.floorDrawn. It imports nothing of headlab: what the
-// canvas computes (the scene, the link, the host page) is left out, so
-// that the canvas's frame rate over this page's is what the canvas's own
-// work costs beyond the drawing.
+// drew in window.floorDrawn. Of headlab it imports only wasm/shapes, the
+// triangles: what the canvas computes (the scene, the link, the host
+// page) is left out, so that the canvas's frame rate over this page's is
+// what the canvas's own work costs beyond the drawing.
 package main
 
 import (
-	"image"
 	"image/color"
-	"image/draw"
 	"log"
 	"math"
 	"strconv"
 	"syscall/js"
 
 	"github.com/hajimehoshi/ebiten/v2"
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
-	"golang.org/x/image/math/fixed"
+
+	"headlab/wasm/labels"
+	"headlab/wasm/shapes"
 )
 
 // The view's data: 64 tokens in 2 dimensions (x, y pairs; the last is the
@@ -94,9 +91,9 @@ type game struct {
 	heat     *ebiten.Image
 	heatCols int
 	heatRows int
-	grid     batch
-	shapes   batch
-	labels   labels
+	grid     shapes.Batch
+	shapes   shapes.Batch
+	labels   labels.Cache
 	drawn    int
 }
 
@@ -183,7 +180,7 @@ func (g *game) Draw(screen *ebiten.Image) {
 	}
 	g.moved = false
 	dsf := g.dsf
-	g.labels.setSize(12 * math.Max(1, dsf))
+	g.labels.SetSize(12 * math.Max(1, dsf))
 	g.rebuildHeat()
 	screen.Fill(background)
 	op := &ebiten.DrawImageOptions{Filter: ebiten.FilterLinear}
@@ -198,12 +195,12 @@ func (g *game) Draw(screen *ebiten.Image) {
 		}
 		x0, y0 := g.toScreen(float64(k), -e)
 		_, y1 := g.toScreen(float64(k), e)
-		g.grid.rect(math.Round(x0-w/2), y1, w, y0-y1, c)
+		g.grid.Rect(math.Round(x0-w/2), y1, w, y0-y1, c)
 		x0, y0 = g.toScreen(-e, float64(k))
 		x1, _ := g.toScreen(e, float64(k))
-		g.grid.rect(x0, math.Round(y0-w/2), x1-x0, w, c)
+		g.grid.Rect(x0, math.Round(y0-w/2), x1-x0, w, c)
 	}
-	g.grid.flush(screen)
+	g.grid.Flush(screen, false)
 	// Every head's lines from the query, offset sideways by head, and the
 	// query's weight on itself as a ring.
 	q := nTokens - 1
@@ -224,10 +221,10 @@ func (g *game) Draw(screen *ebiten.Image) {
 				continue
 			}
 			nx, ny := -dy/l*off, dx/l*off
-			headLine(&g.shapes, h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
+			g.shapes.HeadLine(h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
 		}
 		if w := ws[q]; w >= 0.004 {
-			g.shapes.ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
+			g.shapes.Ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
 		}
 	}
 	// The tokens: a disc in the background's colour under each, the
@@ -238,19 +235,19 @@ func (g *game) Draw(screen *ebiten.Image) {
 		if i == q {
 			rad, col = 8*dsf, queryColor
 			if g.pressed {
-				g.shapes.ring(x, y, rad+4*dsf, 2*dsf, col)
+				g.shapes.Ring(x, y, rad+4*dsf, 2*dsf, col)
 			}
 		}
-		g.shapes.disc(x, y, rad+1.5*dsf, background)
-		g.shapes.disc(x, y, rad, col)
+		g.shapes.Disc(x, y, rad+1.5*dsf, background)
+		g.shapes.Disc(x, y, rad, col)
 	}
 	// The legend's lines.
 	lx, ly := 12*dsf, 10*dsf
 	for h := range heads {
-		headLine(&g.shapes, h, lx, ly+8*dsf, lx+30*dsf, ly+8*dsf, 2*dsf, dsf, headColors[h])
+		g.shapes.HeadLine(h, lx, ly+8*dsf, lx+30*dsf, ly+8*dsf, 2*dsf, dsf, headColors[h])
 		ly += 18 * dsf
 	}
-	g.shapes.flush(screen)
+	g.shapes.Flush(screen, false)
 	// The labels: each token's, then the legend's.
 	for i := range nTokens {
 		x, y := g.toScreen(g.point(i))
@@ -315,7 +312,7 @@ func (g *game) rebuildHeat() {
 
 // label draws s with its top-left at (x, y), rounded to whole pixels.
 func (g *game) label(screen *ebiten.Image, s string, x, y float64) {
-	img := g.labels.get(s, textColor)
+	img := g.labels.Get(s, textColor)
 	if img == nil {
 		return
 	}
@@ -346,69 +343,9 @@ func withAlpha(c color.RGBA, f float64) color.RGBA {
 	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), uint8(255 * f)}
 }
 
-// headDash returns head h's dash length in CSS pixels (0: solid).
-func headDash(h int) float64 {
-	dashes := [...]float64{0, 9, 4, 1.5, 14, 6, 2.5, 11}
-	return dashes[h%len(dashes)]
-}
-
-// headLine adds a line in head h's pattern: solid for the first head,
-// dashes of the head's length (longer for thicker lines) for the others.
-func headLine(b *batch, h int, x0, y0, x1, y1, w, dsf float64, c color.RGBA) {
-	d := headDash(h)
-	if d == 0 {
-		b.line(x0, y0, x1, y1, w, c)
-		return
-	}
-	b.dashed(x0, y0, x1, y1, d*dsf+w, w, c)
-}
-
-// labels renders strings once with x/image/font and keeps their images.
-type labels struct {
-	face  font.Face
-	size  float64
-	cache map[string]*ebiten.Image
-}
-
-func (l *labels) setSize(size float64) {
-	if l.face != nil && l.size == size {
-		return
-	}
-	l.cache, l.size, l.face = map[string]*ebiten.Image{}, size, nil
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		return
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingFull})
-	if err != nil {
-		return
-	}
-	l.face = face
-}
-
-// get returns s's image in colour c, its top-left at the text's top.
-func (l *labels) get(s string, c color.RGBA) *ebiten.Image {
-	if l.face == nil {
-		return nil
-	}
-	if img, ok := l.cache[s]; ok {
-		return img
-	}
-	m := l.face.Metrics()
-	w := font.MeasureString(l.face, s).Ceil() + 2
-	h := (m.Ascent + m.Descent).Ceil() + 2
-	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(rgba, rgba.Bounds(), image.Transparent, image.Point{}, draw.Src)
-	d := font.Drawer{Dst: rgba, Src: image.NewUniform(c), Face: l.face, Dot: fixed.Point26_6{X: fixed.I(1), Y: m.Ascent + fixed.I(1)}}
-	d.DrawString(s)
-	img := ebiten.NewImageFromImage(rgba)
-	l.cache[s] = img
-	return img
-}
-
 func main() {
 	ebiten.SetScreenClearedEveryFrame(false)
-	g := &game{grid: batch{}, shapes: batch{feather: true}}
+	g := &game{shapes: shapes.Batch{Feather: true}}
 	// The query where the view's link puts it.
 	g.qx, g.qy = tokens[2*(nTokens-1)], tokens[2*(nTokens-1)+1]
 	if err := ebiten.RunGameWithOptions(g, &ebiten.RunGameOptions{InitUnfocused: true}); err != nil {

@@ -20,8 +20,21 @@ func values(r, rho, n []float64) []float64 {
 	return w
 }
 
-// TestSolveFindsTruth draws frugal measurements (poles exp N(0, 1.5²),
-// weights N(0, 1)) and checks that the true poles are among the
+// measurement draws a frugal measurement of hc poles: weights uniform in
+// (−1, 1), poles e^u with u uniform in (−3, 3), samples at n = 1…hc+1.
+func measurement(rng *rand.Rand, hc int) (r, rho, n []float64) {
+	r, rho, n = make([]float64, hc), make([]float64, hc), make([]float64, hc+1)
+	for h := range r {
+		r[h] = 2*rng.Float64() - 1
+		rho[h] = xmath.Exp(3 * (2*rng.Float64() - 1))
+	}
+	for i := range n {
+		n[i] = float64(i + 1)
+	}
+	return r, rho, n
+}
+
+// TestSolveFindsTruth draws frugal measurements (measurement) and checks that the true poles are among the
 // solutions, and for the homotopy (H ≥ 4) that the solutions are H! in
 // number where no path is lost and each solves its H equations.
 func TestSolveFindsTruth(t *testing.T) {
@@ -34,14 +47,7 @@ func TestSolveFindsTruth(t *testing.T) {
 		lost, found := 0, 0
 		const trials = 40
 		for trial := 0; trial < trials; trial++ {
-			r, rho, n := make([]float64, hc), make([]float64, hc), make([]float64, hc+1)
-			for h := range r {
-				r[h] = 2*rng.Float64() - 1
-				rho[h] = xmath.Exp(1.5 * (2*rng.Float64() - 1) * 2)
-			}
-			for i := range n {
-				n[i] = float64(i + 1)
-			}
+			r, rho, n := measurement(rng, hc)
 			w := values(r, rho, n)
 			res, err := Solve(r, n, w)
 			if err != nil {
@@ -101,14 +107,7 @@ func TestGolden(t *testing.T) {
 	var d digest.Digest
 	for hc := 1; hc <= MaxPoles; hc++ {
 		for trial := 0; trial < 3; trial++ {
-			r, rho, n := make([]float64, hc), make([]float64, hc), make([]float64, hc+1)
-			for h := range r {
-				r[h] = 2*rng.Float64() - 1
-				rho[h] = xmath.Exp(1.5 * (2*rng.Float64() - 1) * 2)
-			}
-			for i := range n {
-				n[i] = float64(i + 1)
-			}
+			r, rho, n := measurement(rng, hc)
 			res, err := Solve(r, n, values(r, rho, n))
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,9 @@
 //go:build js && wasm
 
-package main
+// Package labels renders short strings once, in the Go font through
+// x/image/font, and keeps their images for ebiten to draw: the canvas's
+// labels, and the drag benchmark's floor page's the same way.
+package labels
 
 import (
 	"image"
@@ -14,10 +17,11 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-// labels renders short strings once with x/image/font and keeps them as
+// Cache renders short strings once with x/image/font and keeps them as
 // images. ebiten's text/v2 would pull in a text shaper that adds ~0.3 MB
 // (brotli) to the first download; the canvas only needs a few labels.
-type labels struct {
+// The zero Cache draws nothing until SetSize.
+type Cache struct {
 	face  font.Face
 	size  float64
 	cache map[labelKey]*ebiten.Image
@@ -31,7 +35,9 @@ type labelKey struct {
 // maxLabels bounds the cache; past it the cache starts afresh.
 const maxLabels = 512
 
-func (l *labels) setSize(size float64) {
+// SetSize sets the font size in pixels, forgetting every image made at
+// another size.
+func (l *Cache) SetSize(size float64) {
 	if l.face != nil && l.size == size {
 		return
 	}
@@ -52,8 +58,9 @@ func (l *labels) setSize(size float64) {
 	l.face = face
 }
 
-// get returns the label's image, its top-left at the text's top.
-func (l *labels) get(s string, c color.RGBA) *ebiten.Image {
+// Get returns the label's image in colour c, its top-left at the text's
+// top (nil before SetSize, or for the empty string).
+func (l *Cache) Get(s string, c color.RGBA) *ebiten.Image {
 	if l.face == nil || s == "" {
 		return nil
 	}
@@ -77,4 +84,23 @@ func (l *labels) get(s string, c color.RGBA) *ebiten.Image {
 	img := ebiten.NewImageFromImage(rgba)
 	l.cache[k] = img
 	return img
+}
+
+// Width is the width of s in the cache's type, in pixels (0 before
+// SetSize): the width of its image.
+func (l *Cache) Width(s string) float64 {
+	if l.face == nil {
+		return 0
+	}
+	return float64(font.MeasureString(l.face, s).Ceil() + 2)
+}
+
+// LineHeight is the height of a line of the cache's type, in pixels (0
+// before SetSize): the height of a label's image.
+func (l *Cache) LineHeight() float64 {
+	if l.face == nil {
+		return 0
+	}
+	m := l.face.Metrics()
+	return float64((m.Ascent + m.Descent).Ceil() + 2)
 }

@@ -1,6 +1,11 @@
 //go:build js && wasm
 
-package main
+// Package shapes collects the triangles of many shapes (lines, dashes,
+// discs, rings, rectangles) and draws them with one DrawTriangles call,
+// anti-aliased by fringes where the batch is feathered. The canvas draws
+// every scene with it, and the drag benchmark's floor page (wasm/floor)
+// draws the same triangles through it.
+package shapes
 
 import (
 	"image"
@@ -10,7 +15,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 )
 
-// batch collects triangles of many shapes and draws them with one
+// Batch collects triangles of many shapes and draws them with one
 // DrawTriangles call (one more per maxVertices). ebiten renders each
 // anti-aliased vector call through an offscreen buffer that is flushed
 // whenever the next call differs, which under software rendering
@@ -18,7 +23,7 @@ import (
 // lines; one call per layer costs one flush. Colours are premultiplied
 // (color.RGBA), as vector's helpers take them.
 //
-// A feathered batch anti-aliases its lines, discs and rings itself: each
+// A feathered Batch anti-aliases its lines, discs and rings itself: each
 // shape gets a fringe one device pixel wide whose colour fades to
 // transparent across it, so that the edge's coverage ramps as ebiten's
 // anti-aliasing would make it, in the same single call and without
@@ -26,16 +31,16 @@ import (
 // twice the size, so slow under software rendering that a drag of the
 // largest attention scene fell under 10 fps; BenchmarkDragFPS). Its flush
 // ignores the aa argument. Rectangles stay crisp.
-type batch struct {
+type Batch struct {
 	vs []ebiten.Vertex
 	is []uint16
 	// full holds earlier parts that reached maxVertices, drawn first.
-	full []batchPart
-	// feather: anti-alias by fringes (see above).
-	feather bool
+	full []part
+	// Feather: anti-alias by fringes (see above).
+	Feather bool
 }
 
-type batchPart struct {
+type part struct {
 	vs []ebiten.Vertex
 	is []uint16
 }
@@ -51,7 +56,7 @@ var whitePixel = func() *ebiten.Image {
 // maxVertices keeps indices within uint16.
 const maxVertices = 60000
 
-func (b *batch) vertex(x, y float64, c color.RGBA) uint16 {
+func (b *Batch) vertex(x, y float64, c color.RGBA) uint16 {
 	b.vs = append(b.vs, ebiten.Vertex{
 		DstX: float32(x), DstY: float32(y), SrcX: 1, SrcY: 1,
 		ColorR: float32(c.R) / 255, ColorG: float32(c.G) / 255, ColorB: float32(c.B) / 255, ColorA: float32(c.A) / 255,
@@ -60,21 +65,21 @@ func (b *batch) vertex(x, y float64, c color.RGBA) uint16 {
 }
 
 // room starts a new part when n more vertices would not fit in this one.
-func (b *batch) room(n int) {
+func (b *Batch) room(n int) {
 	if len(b.vs)+n > maxVertices && len(b.vs) > 0 {
-		b.full = append(b.full, batchPart{b.vs, b.is})
+		b.full = append(b.full, part{b.vs, b.is})
 		b.vs, b.is = nil, nil
 	}
 }
 
-// line adds a segment of width w (pixels) in colour c (premultiplied).
-func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
+// Line adds a segment of width w (pixels) in colour c (premultiplied).
+func (b *Batch) Line(x0, y0, x1, y1, w float64, c color.RGBA) {
 	dx, dy := x1-x0, y1-y0
 	l := math.Hypot(dx, dy)
 	if l == 0 || c.A == 0 {
 		return
 	}
-	if b.feather {
+	if b.Feather {
 		// A line thinner than the fringe is drawn one pixel wide, fainter.
 		c = fainter(c, w)
 		w = math.Max(1, w)
@@ -107,9 +112,9 @@ func (b *batch) line(x0, y0, x1, y1, w float64, c color.RGBA) {
 // the fringe reaches a pixel to each side at the ends. So six vertices and
 // six triangles, where featherConvex makes eight and ten: most of the
 // attention scene's weight lines and their dashes are this thin. (A line
-// shorter than a pixel turns that rectangle inside out; line leaves it to
+// shorter than a pixel turns that rectangle inside out; Line leaves it to
 // featherConvex.)
-func (b *batch) thinLine(x0, y0, x1, y1, ux, uy float64, c color.RGBA) {
+func (b *Batch) thinLine(x0, y0, x1, y1, ux, uy float64, c color.RGBA) {
 	var none color.RGBA
 	b.room(6)
 	s := b.vertex(x0+ux, y0+uy, c) // the inset segment's ends, in colour c
@@ -134,13 +139,13 @@ func segments(r float64) int {
 	return max(12, min(128, int(n)))
 }
 
-// disc adds a filled circle.
-func (b *batch) disc(cx, cy, r float64, c color.RGBA) {
+// Disc adds a filled circle.
+func (b *Batch) Disc(cx, cy, r float64, c color.RGBA) {
 	if r <= 0 || c.A == 0 {
 		return
 	}
 	n := segments(r)
-	if b.feather {
+	if b.Feather {
 		c = fainter(c, 2*r)
 		r = math.Max(0.5, r)
 		pts := make([][2]float64, n)
@@ -162,13 +167,13 @@ func (b *batch) disc(cx, cy, r float64, c color.RGBA) {
 	}
 }
 
-// ring adds a circle's outline of width w centred on radius r.
-func (b *batch) ring(cx, cy, r, w float64, c color.RGBA) {
+// Ring adds a circle's outline of width w centred on radius r.
+func (b *Batch) Ring(cx, cy, r, w float64, c color.RGBA) {
 	if r <= 0 || w <= 0 || c.A == 0 {
 		return
 	}
 	n := segments(r)
-	if b.feather {
+	if b.Feather {
 		b.featherRing(cx, cy, r, w, n, c)
 		return
 	}
@@ -191,7 +196,7 @@ func (b *batch) ring(cx, cy, r, w float64, c color.RGBA) {
 // and a fringe out to half a pixel beyond the edges, fading to transparent.
 // A corner moves along its bisector, so the fringe is half a pixel from
 // each edge.
-func (b *batch) featherConvex(pts [][2]float64, c color.RGBA) {
+func (b *Batch) featherConvex(pts [][2]float64, c color.RGBA) {
 	n := len(pts)
 	if n < 3 {
 		return
@@ -253,7 +258,7 @@ func fainter(c color.RGBA, f float64) color.RGBA {
 
 // featherRing adds a feathered ring: from radius r-w/2 to r+w/2, each
 // edge fading across one pixel; a ring thinner than a pixel is fainter.
-func (b *batch) featherRing(cx, cy, r, w float64, n int, c color.RGBA) {
+func (b *Batch) featherRing(cx, cy, r, w float64, n int, c color.RGBA) {
 	c = fainter(c, w)
 	w = math.Max(1, w)
 	radii := [4]float64{r - w/2 - 0.5, r - w/2 + 0.5, r + w/2 - 0.5, r + w/2 + 0.5}
@@ -276,8 +281,8 @@ func (b *batch) featherRing(cx, cy, r, w float64, n int, c color.RGBA) {
 	}
 }
 
-// rect adds a filled axis-aligned rectangle.
-func (b *batch) rect(x, y, w, h float64, c color.RGBA) {
+// Rect adds a filled axis-aligned rectangle.
+func (b *Batch) Rect(x, y, w, h float64, c color.RGBA) {
 	if w <= 0 || h <= 0 || c.A == 0 {
 		return
 	}
@@ -289,10 +294,10 @@ func (b *batch) rect(x, y, w, h float64, c color.RGBA) {
 	b.is = append(b.is, i, i+1, i+2, i+1, i+3, i+2)
 }
 
-// strokeRect adds a rectangle's outline of width w centred on its edges,
+// StrokeRect adds a rectangle's outline of width w centred on its edges,
 // as vector.StrokeRect draws it: four bars, the corners in the top and
 // bottom ones.
-func (b *batch) strokeRect(x, y, rw, rh, w float64, c color.RGBA) {
+func (b *Batch) StrokeRect(x, y, rw, rh, w float64, c color.RGBA) {
 	if rw < 0 {
 		x, rw = x+rw, -rw
 	}
@@ -300,20 +305,20 @@ func (b *batch) strokeRect(x, y, rw, rh, w float64, c color.RGBA) {
 		y, rh = y+rh, -rh
 	}
 	h := w / 2
-	b.rect(x-h, y-h, rw+w, w, c)
-	b.rect(x-h, y+rh-h, rw+w, w, c)
-	b.rect(x-h, y+h, w, rh-w, c)
-	b.rect(x+rw-h, y+h, w, rh-w, c)
+	b.Rect(x-h, y-h, rw+w, w, c)
+	b.Rect(x-h, y+rh-h, rw+w, w, c)
+	b.Rect(x-h, y+h, w, rh-w, c)
+	b.Rect(x+rw-h, y+h, w, rh-w, c)
 }
 
-// polyline adds the line through pts, width w, with round joins: a bar
+// Polyline adds the line through pts, width w, with round joins: a bar
 // per segment and a disc at each inner point. Opaque colours only look
 // right (a translucent line would be darker where the pieces overlap).
-func (b *batch) polyline(pts [][2]float64, w float64, c color.RGBA) {
+func (b *Batch) Polyline(pts [][2]float64, w float64, c color.RGBA) {
 	for k := 1; k < len(pts); k++ {
-		b.line(pts[k-1][0], pts[k-1][1], pts[k][0], pts[k][1], w, c)
+		b.Line(pts[k-1][0], pts[k-1][1], pts[k][0], pts[k][1], w, c)
 		if k < len(pts)-1 {
-			b.disc(pts[k][0], pts[k][1], w/2, c)
+			b.Disc(pts[k][0], pts[k][1], w/2, c)
 		}
 	}
 }
@@ -321,9 +326,9 @@ func (b *batch) polyline(pts [][2]float64, w float64, c color.RGBA) {
 // maxDashes bounds the dashes of one dashed segment.
 const maxDashes = 40
 
-// dashed adds a dashed segment: dashes of length dash, gaps as long (at
+// Dashed adds a dashed segment: dashes of length dash, gaps as long (at
 // most maxDashes of them, longer on a long segment).
-func (b *batch) dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
+func (b *Batch) Dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
 	l := math.Hypot(x1-x0, y1-y0)
 	if l < 1 || dash <= 0 {
 		return
@@ -332,14 +337,14 @@ func (b *batch) dashed(x0, y0, x1, y1, dash, w float64, c color.RGBA) {
 	dx, dy := (x1-x0)/l, (y1-y0)/l
 	for s := 0.0; s < l; s += 2 * dash {
 		e := math.Min(l, s+dash)
-		b.line(x0+dx*s, y0+dy*s, x0+dx*e, y0+dy*e, w, c)
+		b.Line(x0+dx*s, y0+dy*s, x0+dx*e, y0+dy*e, w, c)
 	}
 }
 
-// flush draws everything collected onto dst and empties the batch. The
+// Flush draws everything collected onto dst and empties the batch. The
 // colours are premultiplied, as vector's helpers take them.
-func (b *batch) flush(dst *ebiten.Image, aa bool) {
-	op := &ebiten.DrawTrianglesOptions{AntiAlias: aa && !b.feather, ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha}
+func (b *Batch) Flush(dst *ebiten.Image, aa bool) {
+	op := &ebiten.DrawTrianglesOptions{AntiAlias: aa && !b.Feather, ColorScaleMode: ebiten.ColorScaleModePremultipliedAlpha}
 	for _, p := range b.full {
 		dst.DrawTriangles(p.vs, p.is, whitePixel, op)
 	}
@@ -349,11 +354,11 @@ func (b *batch) flush(dst *ebiten.Image, aa bool) {
 	b.vs, b.is, b.full = b.vs[:0], b.is[:0], nil
 }
 
-// appendClipped moves src's triangles into b, cut to the rectangle
+// AppendClipped moves src's triangles into b, cut to the rectangle
 // [x0, x1]×[y0, y1]: the same pixels as drawing src onto that rectangle's
 // sub-image, but in b's call.
-func (b *batch) appendClipped(src *batch, x0, y0, x1, y1 float64) {
-	parts := append(src.full, batchPart{src.vs, src.is})
+func (b *Batch) AppendClipped(src *Batch, x0, y0, x1, y1 float64) {
+	parts := append(src.full, part{src.vs, src.is})
 	var poly, next [][2]float64
 	for _, p := range parts {
 		for t := 0; t+2 < len(p.is); t += 3 {
@@ -421,42 +426,21 @@ func (b *batch) appendClipped(src *batch, x0, y0, x1, y1 float64) {
 	src.vs, src.is, src.full = src.vs[:0], src.is[:0], nil
 }
 
-// texts collects labels to draw after the shapes under them, so that the
-// shapes go in one call; a label's image is looked up when drawn.
-type texts struct {
-	items []textItem
+// HeadDash returns head h's dash length in CSS pixels (0: solid), so that
+// a head's lines differ from another's in pattern as well as in colour.
+func HeadDash(h int) float64 {
+	dashes := [...]float64{0, 9, 4, 1.5, 14, 6, 2.5, 11}
+	return dashes[((h%len(dashes))+len(dashes))%len(dashes)]
 }
 
-type textItem struct {
-	dst  *ebiten.Image
-	l    *labels
-	s    string
-	x, y float64
-	c    color.RGBA
-}
-
-// put adds s, to be drawn onto dst with its top-left at (x, y), and
-// returns its width.
-func (t *texts) put(dst *ebiten.Image, l *labels, s string, x, y float64, c color.RGBA) float64 {
-	img := l.get(s, c)
-	if img == nil {
-		return 0
+// HeadLine adds a line in head h's pattern: solid for the first head,
+// dashes of the head's length (longer for thicker lines) for the others;
+// dsf is the device pixels per CSS pixel.
+func (b *Batch) HeadLine(h int, x0, y0, x1, y1, w, dsf float64, c color.RGBA) {
+	d := HeadDash(h)
+	if d == 0 {
+		b.Line(x0, y0, x1, y1, w, c)
+		return
 	}
-	t.items = append(t.items, textItem{dst, l, s, x, y, c})
-	return float64(img.Bounds().Dx())
-}
-
-// flush draws the labels in the order put and forgets them.
-func (t *texts) flush() {
-	for _, it := range t.items {
-		img := it.l.get(it.s, it.c)
-		if img == nil {
-			continue
-		}
-		op := &ebiten.DrawImageOptions{}
-		op.GeoM.Translate(math.Round(it.x), math.Round(it.y))
-		it.dst.DrawImage(img, op)
-	}
-	clear(t.items) // drop the images
-	t.items = t.items[:0]
+	b.Dashed(x0, y0, x1, y1, d*dsf+w, w, c)
 }
