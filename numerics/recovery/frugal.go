@@ -655,14 +655,36 @@ const (
 )
 
 // solvedPoles fits the log-poles of q from every real positive solution
-// of its first H + 1 samples that numerics/internal/poles finds; a
-// labelling of no fit (χ² = +Inf) where it finds none.
+// of its first H + 1 samples that numerics/internal/poles finds and that
+// explains them about as well as the best (elimination also returns the
+// labellings whose residues only roughly match, which are no solutions:
+// a fit from one would only wander); a labelling of no fit (χ² = +Inf)
+// where it finds none.
 func (l *learner) solvedPoles(q poleSamples) labelling {
 	starts := solvedStarts(q)
 	if len(starts) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	prob := q.problem(func() {})
+	e := make([]float64, prob.m)
+	chi := make([]float64, len(starts))
+	best := math.Inf(1)
+	for i, p := range starts {
+		prob.resid(p, e)
+		chi[i] = sumSquares(e)
+		best = math.Min(best, chi[i])
+	}
+	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.m))
+	var kept [][]float64
+	for i, p := range starts {
+		if chi[i] <= limit {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return noFit
+	}
+	return l.chooseStarts(kept, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // solvedStarts returns the real positive solutions that poles.Solve finds
