@@ -202,8 +202,7 @@ const quickStarts = 8
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
 func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	gr := q.grid(lo, hi)
-	lb := l.fitScanned(q, gr, starts[:min(len(starts), quickStarts)])
+	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
 	if lb.x == nil {
 		return lb
 	}

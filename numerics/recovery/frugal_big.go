@@ -8,8 +8,9 @@ import (
 	"headlab/numerics/internal/xmath"
 )
 
-// In extended precision a frugal measurement's poles are located by the
-// float64 search (frugal.go) on the roundings of its samples, and every
+// In extended precision a frugal measurement's poles are located in
+// float64 (frugal.go: solved, or searched) on the roundings of its
+// samples, and every
 // distinct candidate it finds, with every transposition of the best (the
 // labellings two heads with close values could swap), is polished by
 // Gauss–Newton at the working precision. A candidate is a solution when
@@ -131,9 +132,9 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	lo, hi := scanRange(mu, width)
 	starts := l.poleStarts(k, mu, width, nil)
-	// Every solution numerics/internal/poles finds (up to homotopyHeads
-	// heads), then the quick search, then the full one, until some fit
-	// explains the rounded samples.
+	// As in float64 (labelFrugal): the solutions by elimination, the
+	// quick search, the solutions by homotopy, the full search, until
+	// some fit explains the rounded samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
 	lb := noFit
 	if hc <= eliminatedHeads {
