@@ -386,7 +386,7 @@ var dragLinks = []struct{ name, link string }{
 
 // BenchmarkDragFPS drags the query around a circle with real mouse events
 // for about 3 s in each of dragLinks (the scene is always drawn
-// anti-aliased, by the fringes of wasm/canvas's feathered batch), and the
+// anti-aliased, by the fringes of the feathered batch of wasm/shapes), and the
 // same drag over two baseline pages built in the same run: the minimal
 // ebiten page (wasm/minimal, of ebiten as go.mod pins it, filling its
 // canvas every frame: the floor of any ebiten page that draws every frame)
