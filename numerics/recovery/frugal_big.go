@@ -149,7 +149,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	if !explains(lb) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
-	located = lb.chi2 <= frugalSolution*float64(len(q.n))
+	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
 	idx := lb.byChi2()

@@ -102,11 +102,7 @@ func eliminate(r, n, w []float64) (Result, error) {
 	if len(e) < 2 {
 		return Result{Lost: 1}, nil
 	}
-	ce := make([]complex128, len(e))
-	for k, v := range e {
-		ce[k] = complex(v, 0)
-	}
-	xs, ok := polyRoots(ce)
+	xs, ok := polyRoots(toComplex(e))
 	if !ok {
 		return Result{Lost: 1}, nil
 	}
@@ -116,9 +112,11 @@ func eliminate(r, n, w []float64) (Result, error) {
 			others = append(others, h)
 		}
 	}
+	cda, cdb, cga, cgb := toComplex(da), toComplex(db), toComplex(ga), toComplex(gb)
+	at := func(p []complex128, z complex128) complex128 { v, _ := horner(p, z); return v }
 	for _, x0 := range xs {
-		dav, dbv := hornerReal(da, x0), hornerReal(db, x0)
-		gav, gbv := hornerReal(ga, x0), hornerReal(gb, x0)
+		dav, dbv := at(cda, x0), at(cdb, x0)
+		gav, gbv := at(cga, x0), at(cgb, x0)
 		var tau complex128
 		switch {
 		case abs2(dbv) >= abs2(gbv) && abs2(dbv) > 0:
@@ -264,11 +262,11 @@ func trimLeading(p []float64) []float64 {
 	return p
 }
 
-// hornerReal evaluates the real polynomial p at the complex z.
-func hornerReal(p []float64, z complex128) complex128 {
-	var v complex128
-	for _, c := range p {
-		v = mul(v, z) + complex(c, 0)
+// toComplex returns the real coefficients p as complex ones.
+func toComplex(p []float64) []complex128 {
+	out := make([]complex128, len(p))
+	for k, v := range p {
+		out[k] = complex(v, 0)
 	}
-	return v
+	return out
 }
