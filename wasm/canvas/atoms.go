@@ -265,7 +265,7 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 				c = th.Axis
 			}
 			if rr := rad * math.Sqrt(w); rr > 0.3*u {
-				circles = append(circles, circle{cx, cy, rr, withAlpha(c, 0.9)})
+				circles = append(circles, circle{cx, cy, rr, shapes.WithAlpha(c, 0.9)})
 			}
 		}
 		x += 4*rad + 14*u
@@ -302,7 +302,7 @@ func (r *atomsRenderer) drawHeads(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 func (r *atomsRenderer) drawPad(dst *ebiten.Image, a *app, sc *scene.Atoms, l scene.AtomsLayout, th scene.Theme) {
 	u := l.Unit
 	p := l.Pad
-	r.flat.Rect(p.X, p.Y, p.W, p.H, withAlpha(th.Grid, 0.35))
+	r.flat.Rect(p.X, p.Y, p.W, p.H, shapes.WithAlpha(th.Grid, 0.35))
 	for k := -scene.QRange; k <= scene.QRange; k += 2 {
 		c, w := th.Grid, u
 		if k == 0 {
@@ -400,7 +400,7 @@ func (r *atomsRenderer) drawCube(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 		for _, e := range edges {
 			if e[2] == h {
 				p0, p1 := pts[e[0]], pts[e[1]]
-				r.smooth.Line(p0[0], p0[1], p1[0], p1[1], 2*u, withAlpha(th.HeadColor(e[2]), 0.55))
+				r.smooth.Line(p0[0], p0[1], p1[0], p1[1], 2*u, shapes.WithAlpha(th.HeadColor(e[2]), 0.55))
 			}
 		}
 	}
@@ -409,11 +409,11 @@ func (r *atomsRenderer) drawCube(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 		wmax = math.Max(wmax, w)
 	}
 	for _, pt := range pts {
-		r.smooth.Ring(pt[0], pt[1], size, u, withAlpha(th.Axis, 0.6))
+		r.smooth.Ring(pt[0], pt[1], size, u, shapes.WithAlpha(th.Axis, 0.6))
 	}
 	for i, pt := range pts {
 		rr := size * math.Sqrt(sc.Weights[i]/wmax)
-		r.smooth.Disc(pt[0], pt[1], math.Max(rr, 1.5*u), withAlpha(th.Query, 0.9))
+		r.smooth.Disc(pt[0], pt[1], math.Max(rr, 1.5*u), shapes.WithAlpha(th.Query, 0.9))
 	}
 	if i := r.hover; i >= 0 && i < len(pts) {
 		r.smooth.Ring(pts[i][0], pts[i][1], size+4*u, 2*u, th.Text)
@@ -449,8 +449,8 @@ func (r *atomsRenderer) drawGrid(dst *ebiten.Image, a *app, sc *scene.Atoms, l s
 	for i, pt := range pts {
 		f := sc.Weights[i] / wmax
 		x, y := pt[0]-cell/2+gap/2, pt[1]-cell/2+gap/2
-		r.flat.Rect(x, y, cell-gap, cell-gap, withAlpha(th.Grid, 0.6))
-		r.flat.Rect(x, y, cell-gap, cell-gap, withAlpha(th.Query, 0.08+0.92*math.Sqrt(f)))
+		r.flat.Rect(x, y, cell-gap, cell-gap, shapes.WithAlpha(th.Grid, 0.6))
+		r.flat.Rect(x, y, cell-gap, cell-gap, shapes.WithAlpha(th.Query, 0.08+0.92*math.Sqrt(f)))
 		if i == r.hover {
 			r.flat.StrokeRect(x, y, cell-gap, cell-gap, 2*u, th.Text)
 		}
@@ -529,7 +529,7 @@ func (r *atomsRenderer) drawHistogram(dst *ebiten.Image, a *app, sc *scene.Atoms
 	for s, m := range sc.Mass {
 		h := plot.H * m / mmax
 		x := plot.X + float64(s)*bw
-		r.flat.Rect(x+bw*0.1, base-h, bw*0.8, h, withAlpha(th.Query, 0.85))
+		r.flat.Rect(x+bw*0.1, base-h, bw*0.8, h, shapes.WithAlpha(th.Query, 0.85))
 		if s%step == 0 {
 			lab := fmt.Sprint(s)
 			labelW(t, dst, a, lab, x+bw/2-textWidth(a, lab)/2, base+2*u, muted(th))
@@ -563,7 +563,7 @@ func (r *atomsRenderer) drawCurve(dst *ebiten.Image, a *app, sc *scene.Atoms, l 
 	pl := ax.Plot
 	// Beyond the build limit: counts only.
 	xl, _ := ax.Point(scene.AtomsBuildLimit, 0)
-	r.flat.Rect(xl, pl.Y, pl.X+pl.W-xl, pl.H, withAlpha(th.Grid, 0.45))
+	r.flat.Rect(xl, pl.Y, pl.X+pl.W-xl, pl.H, shapes.WithAlpha(th.Grid, 0.45))
 	labelW(&r.under, dst, a, "counts only (not built)", xl+6*u, pl.Y+2*u, muted(th))
 	// Grid and ticks.
 	step := 3 // decades between labelled ticks, fewer on a short panel

@@ -5,17 +5,12 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"math"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/scene"
 	"headlab/wasm/shapes"
 )
-
-// heatCell is the heat map's cell size in CSS pixels; the image is scaled up
-// with linear filtering, which is smooth because the score is linear.
-const heatCell = 8
 
 // attentionRenderer draws the Attention scene: the score field of one head
 // as a heat map, every head's weights as lines from the query, the tokens,
@@ -64,8 +59,8 @@ func (r *attentionRenderer) rebuild(a *app, th scene.Theme) {
 	if sc.State.Heat == 0 || v.Width < 1 || v.Height < 1 {
 		return
 	}
-	cols := max(1, int(v.Width/(heatCell*a.gfx.dsf)))
-	rows := max(1, int(v.Height/(heatCell*a.gfx.dsf)))
+	cols := max(1, int(v.Width/(scene.HeatCell*a.gfx.dsf)))
+	rows := max(1, int(v.Height/(scene.HeatCell*a.gfx.dsf)))
 	field, peak := sc.Field(v, sc.State.Heat-1, cols, rows)
 	pix := make([]byte, 4*cols*rows)
 	for i, s := range field {
@@ -107,29 +102,9 @@ func (r *attentionRenderer) draw(screen *ebiten.Image, a *app, th scene.Theme) {
 // whose width and opacity grow with the attention weight. Heads are offset
 // sideways from each other so that overlapping lines stay distinguishable.
 func (r *attentionRenderer) drawWeights(sc *scene.Attention, v scene.View, th scene.Theme, dsf float64) {
-	q := sc.Query()
-	qx, qy := v.ToScreen(sc.Point(q))
-	H := len(sc.Details)
+	at := func(i int) (float64, float64) { return v.ToScreen(sc.Point(i)) }
 	for h, det := range sc.Details {
-		col := th.HeadColor(h)
-		off := (float64(h) - float64(H-1)/2) * 3 * dsf
-		for i, w := range det.Weights {
-			if i == q || w < 0.004 {
-				continue
-			}
-			tx, ty := v.ToScreen(sc.Point(i))
-			dx, dy := tx-qx, ty-qy
-			l := math.Hypot(dx, dy)
-			if l < 1 {
-				continue
-			}
-			nx, ny := -dy/l*off, dx/l*off
-			r.shapes.HeadLine(h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
-		}
-		// The query's weight on itself: a ring around the query.
-		if w := det.Weights[q]; w >= 0.004 {
-			r.shapes.Ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
-		}
+		r.shapes.WeightLines(h, len(sc.Details), sc.Query(), det.Weights, at, dsf, th.HeadColor(h))
 	}
 }
 

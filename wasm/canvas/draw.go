@@ -112,8 +112,3 @@ func (a *app) label(screen *ebiten.Image, s string, x, y float64, c color.RGBA) 
 	op.GeoM.Translate(math.Round(x), math.Round(y))
 	screen.DrawImage(img, op)
 }
-
-func withAlpha(c color.RGBA, f float64) color.RGBA {
-	f = math.Max(0, math.Min(1, f))
-	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), uint8(255 * f)}
-}

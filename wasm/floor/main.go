@@ -9,9 +9,9 @@
 // crisp DrawTriangles; every head's weight lines (dashed by head), the
 // token discs, the hovered query's ring and the legend's lines as one
 // DrawTriangles anti-aliased by one-pixel fringes; and the 73 labels as
-// DrawImage calls of cached images set in the Go font. The shapes are made
-// by the canvas's feathered batch (wasm/shapes), from
-// the view's fixed data below (its tokens and its heads' W, as link.Parse
+// DrawImage calls of cached images set in the Go font. The shapes and the
+// labels are made by the canvas's own code (wasm/shapes, wasm/labels), in
+// the canvas's light theme (wasm/scene), from the view's fixed data below (its tokens and its heads' W, as link.Parse
 // and the scene compute them), with the attention weights recomputed for
 // each query position as numerics/attention does (a softmax of x_i·W z).
 //
@@ -19,14 +19,13 @@
 // of the canvas's query does; the screen is kept between frames and drawn
 // only when the query moved, as the canvas does. It sets
 // window.floorReady = true after its first frame and counts the frames it
-// drew in window.floorDrawn. Of headlab it imports only wasm/shapes, the
-// triangles: what the canvas computes (the scene, the link, the host
+// drew in window.floorDrawn. Of headlab it imports only what draws and its
+// colours: what the canvas computes (the scene's state, the link, the host
 // page) is left out, so that the canvas's frame rate over this page's is
 // what the canvas's own work costs beyond the drawing.
 package main
 
 import (
-	"image/color"
 	"log"
 	"math"
 	"strconv"
@@ -35,6 +34,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2"
 
 	"headlab/wasm/labels"
+	"headlab/wasm/scene"
 	"headlab/wasm/shapes"
 )
 
@@ -61,24 +61,8 @@ var (
 // nTokens is the number of tokens; the last is the query.
 const nTokens = len(tokens) / 2
 
-// The light theme's colours (wasm/scene's palette), premultiplied.
-var (
-	headColors = [...]color.RGBA{
-		{0x00, 0x72, 0xb2, 0xff}, {0xe6, 0x9f, 0x00, 0xff}, {0x00, 0x9e, 0x73, 0xff}, {0xcc, 0x79, 0xa7, 0xff},
-		{0x56, 0xb4, 0xe9, 0xff}, {0xd5, 0x5e, 0x00, 0xff}, {0xf0, 0xe4, 0x42, 0xff}, {0x00, 0x00, 0x00, 0xff},
-	}
-	background = color.RGBA{0xff, 0xff, 0xff, 0xff}
-	gridColor  = color.RGBA{0xe6, 0xe6, 0xe6, 0xff}
-	axisColor  = color.RGBA{0xb0, 0xb0, 0xb0, 0xff}
-	tokenColor = color.RGBA{0x33, 0x33, 0x33, 0xff}
-	queryColor = color.RGBA{0xc0, 0x1c, 0x28, 0xff}
-	textColor  = color.RGBA{0x1a, 0x1a, 0x1a, 0xff}
-	cold       = color.RGBA{0x43, 0x93, 0xc3, 0xff}
-	hot        = color.RGBA{0xd6, 0x60, 0x4d, 0xff}
-)
-
-// heatCell is the heat map's cell in CSS pixels, as the canvas's.
-const heatCell = 8
+// theme is the canvas's light theme, which the benchmark's view opens in.
+var theme = scene.Light
 
 // game is the page: the query's position (world units), whether it moved
 // since the last frame drawn, and what is kept between frames.
@@ -182,16 +166,16 @@ func (g *game) Draw(screen *ebiten.Image) {
 	dsf := g.dsf
 	g.labels.SetSize(12 * math.Max(1, dsf))
 	g.rebuildHeat()
-	screen.Fill(background)
+	screen.Fill(theme.Background)
 	op := &ebiten.DrawImageOptions{Filter: ebiten.FilterLinear}
 	op.GeoM.Scale(g.w/float64(g.heatCols), g.h/float64(g.heatRows))
 	screen.DrawImage(g.heat, op)
 	// The grid, crisp, in one call.
 	e := g.extent()
 	for k := -int(e); k <= int(e); k++ {
-		c, w := gridColor, math.Max(1, math.Round(dsf))
+		c, w := theme.Grid, math.Max(1, math.Round(dsf))
 		if k == 0 {
-			c, w = axisColor, math.Max(1, math.Round(1.5*dsf))
+			c, w = theme.Axis, math.Max(1, math.Round(1.5*dsf))
 		}
 		x0, y0 := g.toScreen(float64(k), -e)
 		_, y1 := g.toScreen(float64(k), e)
@@ -204,47 +188,30 @@ func (g *game) Draw(screen *ebiten.Image) {
 	// Every head's lines from the query, offset sideways by head, and the
 	// query's weight on itself as a ring.
 	q := nTokens - 1
-	qx, qy := g.toScreen(g.point(q))
+	at := func(i int) (float64, float64) { return g.toScreen(g.point(i)) }
 	var ws []float64
 	for h := range heads {
 		ws = g.weights(h, ws)
-		col := headColors[h]
-		off := (float64(h) - float64(len(heads)-1)/2) * 3 * dsf
-		for i, w := range ws {
-			if i == q || w < 0.004 {
-				continue
-			}
-			tx, ty := g.toScreen(g.point(i))
-			dx, dy := tx-qx, ty-qy
-			l := math.Hypot(dx, dy)
-			if l < 1 {
-				continue
-			}
-			nx, ny := -dy/l*off, dx/l*off
-			g.shapes.HeadLine(h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, withAlpha(col, 0.25+0.75*w))
-		}
-		if w := ws[q]; w >= 0.004 {
-			g.shapes.Ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, withAlpha(col, 0.25+0.75*w))
-		}
+		g.shapes.WeightLines(h, len(heads), q, ws, at, dsf, theme.HeadColor(h))
 	}
 	// The tokens: a disc in the background's colour under each, the
 	// query larger and red, ringed while dragged.
 	for i := range nTokens {
 		x, y := g.toScreen(g.point(i))
-		rad, col := 6*dsf, tokenColor
+		rad, col := 6*dsf, theme.Token
 		if i == q {
-			rad, col = 8*dsf, queryColor
+			rad, col = 8*dsf, theme.Query
 			if g.pressed {
 				g.shapes.Ring(x, y, rad+4*dsf, 2*dsf, col)
 			}
 		}
-		g.shapes.Disc(x, y, rad+1.5*dsf, background)
+		g.shapes.Disc(x, y, rad+1.5*dsf, theme.Background)
 		g.shapes.Disc(x, y, rad, col)
 	}
 	// The legend's lines.
 	lx, ly := 12*dsf, 10*dsf
 	for h := range heads {
-		g.shapes.HeadLine(h, lx, ly+8*dsf, lx+30*dsf, ly+8*dsf, 2*dsf, dsf, headColors[h])
+		g.shapes.HeadLine(h, lx, ly+8*dsf, lx+30*dsf, ly+8*dsf, 2*dsf, dsf, theme.HeadColor(h))
 		ly += 18 * dsf
 	}
 	g.shapes.Flush(screen, false)
@@ -273,8 +240,8 @@ func (g *game) Draw(screen *ebiten.Image) {
 // rebuildHeat writes head 1's score x·(W z) at the centre of each cell of
 // the heat map's image, coloured as the canvas's theme does.
 func (g *game) rebuildHeat() {
-	cols := max(1, int(g.w/(heatCell*g.dsf)))
-	rows := max(1, int(g.h/(heatCell*g.dsf)))
+	cols := max(1, int(g.w/(scene.HeatCell*g.dsf)))
+	rows := max(1, int(g.h/(scene.HeatCell*g.dsf)))
 	W := heads[0]
 	wx, wy := W[0]*g.qx+W[1]*g.qy, W[2]*g.qx+W[3]*g.qy
 	field := make([]float64, cols*rows)
@@ -289,15 +256,7 @@ func (g *game) rebuildHeat() {
 	}
 	pix := make([]byte, 4*cols*rows)
 	for i, s := range field {
-		var c color.RGBA
-		if peak > 0 {
-			f, base := s/peak, hot
-			if f < 0 {
-				f, base = -f, cold
-			}
-			a := math.Min(1, f) * 0.55
-			c = color.RGBA{uint8(float64(base.R) * a), uint8(float64(base.G) * a), uint8(float64(base.B) * a), uint8(255 * a)}
-		}
+		c := theme.Heat(s, peak)
 		pix[4*i], pix[4*i+1], pix[4*i+2], pix[4*i+3] = c.R, c.G, c.B, c.A
 	}
 	if g.heat == nil || g.heatCols != cols || g.heatRows != rows {
@@ -312,7 +271,7 @@ func (g *game) rebuildHeat() {
 
 // label draws s with its top-left at (x, y), rounded to whole pixels.
 func (g *game) label(screen *ebiten.Image, s string, x, y float64) {
-	img := g.labels.Get(s, textColor)
+	img := g.labels.Get(s, theme.Text)
 	if img == nil {
 		return
 	}
@@ -335,12 +294,6 @@ func (g *game) LayoutF(w, h float64) (float64, float64) {
 		g.w, g.h, g.dsf, g.moved = w*dsf, h*dsf, dsf, true
 	}
 	return g.w, g.h
-}
-
-// withAlpha scales the opaque colour c to the opacity f, premultiplied.
-func withAlpha(c color.RGBA, f float64) color.RGBA {
-	f = math.Max(0, math.Min(1, f))
-	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), uint8(255 * f)}
 }
 
 func main() {

@@ -46,6 +46,11 @@ func (t Theme) HeadColor(h int) color.RGBA {
 	return c
 }
 
+// HeatCell is the heat map's cell size in CSS pixels: the canvas computes
+// the field on that grid and scales the image up with linear filtering,
+// which is smooth because the score is linear.
+const HeatCell = 8
+
 // Heat returns the heat-map colour of a score s relative to the largest
 // magnitude m on screen: white (or the background) at 0, Cold below, Hot above,
 // with alpha so that tokens stay readable.

@@ -444,3 +444,41 @@ func (b *Batch) HeadLine(h int, x0, y0, x1, y1, w, dsf float64, c color.RGBA) {
 	}
 	b.Dashed(x0, y0, x1, y1, d*dsf+w, w, c)
 }
+
+// WithAlpha scales the opaque colour c to the opacity f (clamped to
+// 0…1), premultiplied, as the batch takes its colours.
+func WithAlpha(c color.RGBA, f float64) color.RGBA {
+	f = math.Max(0, math.Min(1, f))
+	return color.RGBA{uint8(float64(c.R) * f), uint8(float64(c.G) * f), uint8(float64(c.B) * f), uint8(255 * f)}
+}
+
+// minWeight is the smallest attention weight WeightLines draws.
+const minWeight = 0.004
+
+// WeightLines adds head h's attention weights ws (one per token; heads
+// heads in all) from the query, token q: to every other token whose
+// weight reaches minWeight a line in the head's pattern (HeadLine), wider
+// and more opaque as the weight grows, offset sideways by head so that
+// the heads' lines stay apart; and the query's weight on itself as a ring
+// around it. at gives token i's position on the screen; dsf is the
+// device pixels per CSS pixel.
+func (b *Batch) WeightLines(h, heads, q int, ws []float64, at func(i int) (x, y float64), dsf float64, col color.RGBA) {
+	qx, qy := at(q)
+	off := (float64(h) - float64(heads-1)/2) * 3 * dsf
+	for i, w := range ws {
+		if i == q || w < minWeight {
+			continue
+		}
+		tx, ty := at(i)
+		dx, dy := tx-qx, ty-qy
+		l := math.Hypot(dx, dy)
+		if l < 1 {
+			continue
+		}
+		nx, ny := -dy/l*off, dx/l*off
+		b.HeadLine(h, qx+nx, qy+ny, tx+nx, ty+ny, (0.75+7*w)*dsf, dsf, WithAlpha(col, 0.25+0.75*w))
+	}
+	if w := ws[q]; w >= minWeight {
+		b.Ring(qx, qy, (14+4*float64(h))*dsf, (0.75+5*w)*dsf, WithAlpha(col, 0.25+0.75*w))
+	}
+}
