@@ -660,7 +660,7 @@ const (
 // a fit from one would only wander); a labelling of no fit (χ² = +Inf)
 // where it finds none.
 func (l *learner) solvedPoles(q poleSamples) labelling {
-	starts := solvedStarts(q)
+	starts := solvedStarts(q, l.workers)
 	if len(starts) == 0 {
 		return noFit
 	}
@@ -687,8 +687,9 @@ func (l *learner) solvedPoles(q poleSamples) labelling {
 }
 
 // solvedStarts returns the real positive solutions that poles.Solve finds
-// for the first H + 1 samples of q, as log-poles.
-func solvedStarts(q poleSamples) [][]float64 {
+// for the first H + 1 samples of q, as log-poles (up to workers
+// goroutines following the homotopy's paths).
+func solvedStarts(q poleSamples, workers int) [][]float64 {
 	hc := len(q.r)
 	if hc > homotopyHeads || len(q.n) < hc+1 {
 		return nil
@@ -697,7 +698,7 @@ func solvedStarts(q poleSamples) [][]float64 {
 	for i := range w {
 		w[i] = (q.f0 - q.y[i]) / q.n[i] // Σ_h r_h/(n + ρ_h)
 	}
-	res, err := poles.Solve(q.r, q.n[:hc+1], w)
+	res, err := poles.Solve(q.r, q.n[:hc+1], w, workers)
 	if err != nil {
 		return nil
 	}

@@ -285,7 +285,7 @@ func TestSolvedStarts(t *testing.T) {
 				}
 				q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-15*(math.Abs(y)+1))
 			}
-			starts := solvedStarts(q)
+			starts := solvedStarts(q, 2)
 			found := false
 			for _, s := range starts {
 				if samePolesTo(s, p, 1e-6) {

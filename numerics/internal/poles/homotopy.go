@@ -16,27 +16,60 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 
 	"headlab/numerics/internal/xmath"
 )
 
 // homotopy returns every solution ρ ∈ ℂ^H of Σ_h r[h]/(n[i] + ρ_h) = w[i],
-// i < H, where H = len(r) = len(n) = len(w).
-func homotopy(r, n, w []float64) (Result, error) {
+// i < H, where H = len(r) = len(n) = len(w), following the paths on up
+// to workers goroutines at once. Each path depends on its start alone,
+// and the ends are gathered in the order of the paths: the solutions are
+// the same bits for any number of workers.
+func homotopy(r, n, w []float64, workers int) (Result, error) {
 	hc := len(r)
 	s := newSystem(r, n, w)
 	start, err := s.startRoots()
 	if err != nil {
 		return Result{}, err
 	}
-	var res Result
-	for _, p := range orderings(hc) {
+	perms := orderings(hc)
+	ends := make([][]complex128, len(perms))
+	follow := func(s *system, k int) {
 		x := make([]complex128, hc)
-		for h, k := range p {
-			x[h] = start[k]
+		for h, i := range perms[k] {
+			x[h] = start[i]
 		}
-		end, ok := s.track(x)
-		if !ok {
+		if end, ok := s.track(x); ok {
+			ends[k] = end
+		}
+	}
+	workers = min(workers, len(perms))
+	if workers <= 1 {
+		for k := range perms {
+			follow(s, k)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			ws := s.clone()
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= len(perms) {
+						return
+					}
+					follow(ws, k)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	var res Result
+	for _, end := range ends {
+		if end == nil {
 			res.Lost++
 			continue
 		}
@@ -63,9 +96,9 @@ type system struct {
 	n      []complex128
 	r0, w0 []complex128
 	r1, w1 []complex128
-	// Buffers of one evaluation.
+	dr     []complex128 // r1 − r0
+	// Buffers of one evaluation (each goroutine's own: clone).
 	r, w, f, sol []complex128
-	dr           []complex128 // r1 − r0
 	jac, inv     [][]complex128
 }
 
@@ -80,9 +113,8 @@ func newSystem(r, n, w []float64) *system {
 	// transcendental function whose last bit could depend on the platform.
 	draw := func() complex128 { return complex(2*rng.Float64()-1, 2*rng.Float64()-1) }
 	s := &system{hc: hc, n: make([]complex128, hc), r0: make([]complex128, hc), w0: make([]complex128, hc),
-		r1: make([]complex128, hc), w1: make([]complex128, hc),
-		r: make([]complex128, hc), w: make([]complex128, hc), f: make([]complex128, hc), sol: make([]complex128, hc),
-		dr: make([]complex128, hc), jac: make([][]complex128, hc), inv: make([][]complex128, hc)}
+		r1: make([]complex128, hc), w1: make([]complex128, hc), dr: make([]complex128, hc)}
+	s.buffers()
 	// The scale of the given weights and values, so that the start
 	// parameters are of the same size (the paths then stay short).
 	var rs, ws float64
@@ -102,12 +134,28 @@ func newSystem(r, n, w []float64) *system {
 		s.r0[h] = scale(c, rs)
 		s.w0[h] = scale(draw(), ws)
 		s.r1[h], s.w1[h] = complex(r[h], 0), complex(w[h], 0)
-		s.jac[h], s.inv[h] = make([]complex128, hc), make([]complex128, hc)
 	}
 	for h := range r {
 		s.dr[h] = s.r1[h] - s.r0[h]
 	}
 	return s
+}
+
+// buffers gives s buffers of its own.
+func (s *system) buffers() {
+	hc := s.hc
+	s.r, s.w, s.f, s.sol = make([]complex128, hc), make([]complex128, hc), make([]complex128, hc), make([]complex128, hc)
+	s.jac, s.inv = make([][]complex128, hc), make([][]complex128, hc)
+	for h := range s.jac {
+		s.jac[h], s.inv[h] = make([]complex128, hc), make([]complex128, hc)
+	}
+}
+
+// clone returns a system of the same parameters with buffers of its own.
+func (s *system) clone() *system {
+	c := *s
+	c.buffers()
+	return &c
 }
 
 // startRoots returns the poles of the start system, whose weights are all
@@ -202,9 +250,10 @@ func (s *system) tangent(x []complex128, t float64, dx []complex128) bool {
 }
 
 // newton takes up to iters Newton steps for the system at t from x (in
-// place) and returns the relative size of the last step and whether
-// every step shrank (a contraction) or reached rounding's level.
-func (s *system) newton(x []complex128, t float64, iters int) (float64, bool) {
+// place), stopping after a step below stop relative to the poles, and
+// returns the relative size of the last step and whether every step
+// shrank (a contraction) or reached stop.
+func (s *system) newton(x []complex128, t float64, iters int, stop float64) (float64, bool) {
 	s.params(t)
 	last := math.Inf(1)
 	for it := 0; it < iters; it++ {
@@ -221,8 +270,8 @@ func (s *system) newton(x []complex128, t float64, iters int) (float64, bool) {
 		for h := range x {
 			x[h] += s.sol[h]
 		}
-		if size < converged {
-			return size, true // at rounding's level, where sizes no longer shrink
+		if size < stop {
+			return size, true
 		}
 		if size > last {
 			return size, false
@@ -249,7 +298,7 @@ const (
 	jump = 1e-2
 	// A corrected point is accepted when Newton's steps shrink and the
 	// last is below corrected, relative to the poles.
-	corrected = 1e-9
+	corrected = 1e-6
 	maxSteps  = 5000
 	// A path stuck after endgame is polished at t = 1 and kept if its end
 	// solves the equations to solved, relative to their terms.
@@ -304,7 +353,7 @@ func (s *system) track(x0 []complex128) ([]complex128, bool) {
 		var contract bool
 		if ok {
 			copy(pred, y)
-			size, contract = s.newton(y, tn, 3)
+			size, contract = s.newton(y, tn, 3, corrected)
 			for i := range pred {
 				pred[i] -= y[i]
 			}
@@ -325,7 +374,7 @@ func (s *system) track(x0 []complex128) ([]complex128, bool) {
 	}
 	// Polish at the given parameters; the end must solve the equations to
 	// a small multiple of their rounding.
-	s.newton(x, 1, 12)
+	s.newton(x, 1, 12, converged) // to rounding's level, where sizes no longer shrink
 	if bigPole(x) {
 		return nil, false
 	}

@@ -38,8 +38,10 @@ type Result struct {
 }
 
 // Solve returns the solutions ρ ∈ ℂ^H of Σ_h r[h]/(n[i] + ρ_h) = w[i] for
-// H = len(r) and H + 1 values (len(n) = len(w) = H + 1, n distinct).
-func Solve(r, n, w []float64) (Result, error) {
+// H = len(r) and H + 1 values (len(n) = len(w) = H + 1, n distinct). The
+// homotopy follows its paths on up to workers goroutines at once (1 or
+// less: on the caller's); the result is the same bits for any number.
+func Solve(r, n, w []float64, workers int) (Result, error) {
 	hc := len(r)
 	if hc == 0 || hc > MaxPoles {
 		return Result{}, errors.New("poles: the number of poles must be 1…5")
@@ -62,5 +64,5 @@ func Solve(r, n, w []float64) (Result, error) {
 	if hc <= 3 {
 		return eliminate(r, n, w)
 	}
-	return homotopy(r, n[:hc], w[:hc])
+	return homotopy(r, n[:hc], w[:hc], workers)
 }

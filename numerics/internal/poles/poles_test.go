@@ -3,6 +3,7 @@ package poles
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"headlab/numerics/internal/digest"
@@ -49,7 +50,7 @@ func TestSolveFindsTruth(t *testing.T) {
 		for trial := 0; trial < trials; trial++ {
 			r, rho, n := measurement(rng, hc)
 			w := values(r, rho, n)
-			res, err := Solve(r, n, w)
+			res, err := Solve(r, n, w, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,16 +102,20 @@ func TestSolveFindsTruth(t *testing.T) {
 
 // TestGolden checks that Solve gives the same bits natively, under
 // GOOS=js and on arm64 (where Go fuses products unless rounded): one
-// golden digest of every solution of systems of one to five poles.
+// golden digest of every solution of systems of one to five poles; and
+// the same bits on one goroutine as on three.
 func TestGolden(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	var d digest.Digest
 	for hc := 1; hc <= MaxPoles; hc++ {
 		for trial := 0; trial < 3; trial++ {
 			r, rho, n := measurement(rng, hc)
-			res, err := Solve(r, n, values(r, rho, n))
+			res, err := Solve(r, n, values(r, rho, n), 1)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res3, err := Solve(r, n, values(r, rho, n), 3); err != nil || !reflect.DeepEqual(res3, res) {
+				t.Errorf("H=%d, trial %d: on three goroutines %v, %v; on one %v", hc, trial, res3, err, res)
 			}
 			d.Add(float64(res.Lost), float64(len(res.Solutions)))
 			for _, s := range res.Solutions {
@@ -137,14 +142,14 @@ func TestSolveRefuses(t *testing.T) {
 		{"NaN", []float64{1, math.NaN()}, []float64{1, 2, 3}, []float64{1, 2, 3}},
 		{"Inf", []float64{1, 2}, []float64{1, 2, 3}, []float64{1, math.Inf(1), 3}},
 	} {
-		if _, err := Solve(c.r, c.n, c.w); err == nil {
+		if _, err := Solve(c.r, c.n, c.w, 1); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
 	// Degenerate but well-formed: zero values and weights give no
 	// solution, reported as lost, never a guess.
 	for hc := 1; hc <= 4; hc++ {
-		res, err := Solve(make([]float64, hc), []float64{1, 2, 3, 4, 5}[:hc+1], make([]float64, hc+1))
+		res, err := Solve(make([]float64, hc), []float64{1, 2, 3, 4, 5}[:hc+1], make([]float64, hc+1), 1)
 		if err != nil {
 			t.Fatalf("H=%d zeros: %v", hc, err)
 		}
