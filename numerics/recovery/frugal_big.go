@@ -162,7 +162,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 			cands = appendDistinct(cands, lb.all[i])
 		}
 	}
-	if len(cands) == 0 {
+	if len(cands) == 0 || !located {
 		return nil, false, located
 	}
 	best := cands[0]
@@ -343,54 +343,25 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		return e, worst
 	}
 	e, worst := resid(rho)
-	jac := make([][]*big.Float, m)
-	for i := range jac {
-		jac[i] = make([]*big.Float, hc)
-		for h := range jac[i] {
-			jac[i][h] = num()
+	jac := make([][]*big.Float, m) // poleStep's, where float64 cannot take the step
+	// small reports a step at rounding's level relative to the poles.
+	small := func(delta []*big.Float) bool {
+		for h := range delta {
+			if !(math.Abs(bigFloat64(tmp.Quo(delta[h], rho[h]))) < math.Ldexp(1, -int(x.prec)+8)) {
+				return false
+			}
 		}
+		return true
 	}
 	slow := 0
 	for iter := 0; iter < 40; iter++ {
-		for i := range n {
-			for h := 0; h < hc; h++ {
-				den.Add(ny[i], rho[h])
-				den.Mul(den, den)
-				jac[i][h].Mul(r[h], ny[i])
-				jac[i][h].Quo(jac[i][h], den)
-			}
-		}
-		// (JᵀWJ) δ = −JᵀW e with W = diag(w²).
-		a := make([][]*big.Float, hc)
-		b := make([]*big.Float, hc)
-		for g := 0; g < hc; g++ {
-			a[g] = make([]*big.Float, hc)
-			for h := 0; h < hc; h++ {
-				if h < g { // symmetric: a big.Float product is exactly commutative
-					a[g][h] = num().Set(a[h][g])
-					continue
-				}
-				s := num()
-				for i := range n {
-					tmp.Mul(jac[i][g], jac[i][h])
-					tmp.Mul(tmp, ww[i])
-					s.Add(s, tmp)
-				}
-				a[g][h] = s
-			}
-			s := num()
-			for i := range n {
-				tmp.Mul(jac[i][g], e[i])
-				tmp.Mul(tmp, ww[i])
-				s.Sub(s, tmp)
-			}
-			b[g] = s
-		}
-		delta, ok := solveBig(a, b)
+		delta, ok := l.poleStep(ny, rho, r, e, w, ww, jac)
 		if !ok {
 			return nil, math.Inf(1)
 		}
-		// Damp a step that would leave ρ > 0 or raise the residual.
+		converged := small(delta)
+		// Damp a step that would leave ρ > 0 or raise the residual, but
+		// not below rounding's level, where the residual is noise.
 		var next []*big.Float
 		var ne []*big.Float
 		nw := math.Inf(1)
@@ -406,23 +377,25 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 			}
 			if pos {
 				ne, nw = resid(next)
-				if nw <= worst || damp == 29 {
+				if nw <= worst || damp == 29 || converged {
 					break
 				}
 			}
 			for h := range delta {
 				delta[h].Quo(delta[h], num().SetInt64(2))
 			}
+			if small(delta) {
+				break
+			}
+		}
+		if converged {
+			if nw <= worst {
+				rho, e, worst = next, ne, nw
+			}
+			break
 		}
 		if math.IsInf(nw, 0) || nw > worst*1.000001 && iter > 0 {
 			break
-		}
-		small := true
-		for h := range delta {
-			rel := math.Abs(bigFloat64(tmp.Quo(delta[h], next[h])))
-			if !(rel < math.Ldexp(1, -int(x.prec)+8)) {
-				small = false
-			}
 		}
 		// Newton converges fast near a solution: a start that gains less
 		// than a factor 2 three times running is not near one.
@@ -432,7 +405,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 			slow = 0
 		}
 		rho, e, worst = next, ne, nw
-		if small || slow >= 3 {
+		if slow >= 3 {
 			break
 		}
 	}
@@ -444,6 +417,85 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		worst = math.Inf(1)
 	}
 	return out, worst
+}
+
+// poleStep returns the Gauss–Newton step δρ of the weighted residuals e
+// (weights w, their squares ww) of a frugal measurement's samples at the
+// poles rho. The step needs only a few correct digits, as the residual at
+// the working precision sets the fixed point: it is the float64
+// least-squares solution (Householder QR, in units of each ρ_h) of the
+// float64 Jacobian, each iteration gaining some 16 digits less the
+// digits the Jacobian's conditioning loses; where float64 cannot solve it
+// (the Jacobian's columns dependent to 1e-10), the normal equations at
+// the working precision, into jac.
+func (l *learner) poleStep(ny, rho, r, e []*big.Float, w []float64, ww []*big.Float, jac [][]*big.Float) ([]*big.Float, bool) {
+	x := l.x
+	hc, m := len(rho), len(ny)
+	rf, nf := make([]float64, hc), make([]float64, m)
+	for h := range rho {
+		rf[h] = bigFloat64(rho[h])
+	}
+	a := make([][]float64, m)
+	b := make([]float64, m)
+	for i := range a {
+		nf[i] = bigFloat64(ny[i])
+		a[i] = make([]float64, hc)
+		for h := range a[i] {
+			d := nf[i] + rf[h]
+			// ∂e_i/∂ρ_h = r_h·n_i/(n_i + ρ_h)², times ρ_h and the weight.
+			a[i][h] = float64(float64(float64(bigFloat64(r[h])*nf[i])/float64(d*d))*rf[h]) * w[i]
+		}
+		b[i] = -float64(bigFloat64(e[i]) * w[i])
+	}
+	if u, ok := solveLS(a, b, hc); ok {
+		delta := make([]*big.Float, hc)
+		for h := range delta {
+			delta[h] = x.num().Mul(rho[h], x.num().SetFloat64(u[h]))
+		}
+		return delta, true
+	}
+	tmp, den := x.num(), x.num()
+	for i := range ny {
+		if jac[i] == nil {
+			jac[i] = make([]*big.Float, hc)
+			for h := range jac[i] {
+				jac[i][h] = x.num()
+			}
+		}
+		for h := 0; h < hc; h++ {
+			den.Add(ny[i], rho[h])
+			den.Mul(den, den)
+			jac[i][h].Mul(r[h], ny[i])
+			jac[i][h].Quo(jac[i][h], den)
+		}
+	}
+	// (JᵀWJ) δ = −JᵀW e with W = diag(w²).
+	na := make([][]*big.Float, hc)
+	nb := make([]*big.Float, hc)
+	for g := 0; g < hc; g++ {
+		na[g] = make([]*big.Float, hc)
+		for h := 0; h < hc; h++ {
+			if h < g { // symmetric: a big.Float product is exactly commutative
+				na[g][h] = x.num().Set(na[h][g])
+				continue
+			}
+			s := x.num()
+			for i := range ny {
+				tmp.Mul(jac[i][g], jac[i][h])
+				tmp.Mul(tmp, ww[i])
+				s.Add(s, tmp)
+			}
+			na[g][h] = s
+		}
+		s := x.num()
+		for i := range ny {
+			tmp.Mul(jac[i][g], e[i])
+			tmp.Mul(tmp, ww[i])
+			s.Sub(s, tmp)
+		}
+		nb[g] = s
+	}
+	return solveBig(na, nb)
 }
 
 // solveBig solves a·x = b by Gaussian elimination with partial pivoting

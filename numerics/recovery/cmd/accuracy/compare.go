@@ -18,7 +18,7 @@ import (
 // run. Precision 0 is float64; larger precisions in bits run LearnBig.
 func compareTable(H, D []int, M []recovery.Mode, precs []int, seeds, jobs int) {
 	fmt.Printf("Modes compared on %d held-out random layers per cell (layer seeds 1000000+s, learner seed s).\n\n", seeds)
-	fmt.Println("| H | d | precision | mode | resolved | wrong, unflagged | median err | queries (formula) | queries (mean actual) | fell back | ratio to bound | s/run |")
+	fmt.Println("| H | d | precision | mode | resolved | wrong, unflagged | median err | queries (formula) | queries (mean actual) | fell back | ratio to bound | ms/run |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range precs {
 		for _, h := range H {
@@ -81,9 +81,9 @@ func compareCell(H, d int, m recovery.Mode, prec uint, seeds, jobs int) string {
 		precName = fmt.Sprintf("%d bits", prec)
 	}
 	mean := float64(queries) / float64(seeds)
-	return fmt.Sprintf("| %d | %d | %s | %v | %d/%d | %d | %s | %d | %.1f | %d | %.2f | %.2f |",
+	return fmt.Sprintf("| %d | %d | %s | %v | %d/%d | %d | %s | %d | %.1f | %d | %.2f | %.1f |",
 		H, d, precName, m, resolved, seeds, wrong, med, m.Queries(H, d), mean, fell,
-		mean/float64(recovery.InformationBound(H, d)), elapsed.Seconds()/float64(seeds))
+		mean/float64(recovery.InformationBound(H, d)), 1e3*elapsed.Seconds()/float64(seeds))
 }
 
 func compareRun(H, d int, m recovery.Mode, prec uint, s int) compared {
