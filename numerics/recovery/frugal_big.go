@@ -359,9 +359,11 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 		if !ok {
 			return nil, math.Inf(1)
 		}
+		// A step at rounding's level, or from residuals within the noise
+		// model, is not damped: the residual there is noise.
 		converged := small(delta)
-		// Damp a step that would leave ρ > 0 or raise the residual, but
-		// not below rounding's level, where the residual is noise.
+		noise := worst <= 1
+		// Damp a step that would leave ρ > 0 or raise the residual.
 		var next []*big.Float
 		var ne []*big.Float
 		nw := math.Inf(1)
@@ -377,7 +379,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 			}
 			if pos {
 				ne, nw = resid(next)
-				if nw <= worst || damp == 29 || converged {
+				if nw <= worst || damp == 29 || converged || noise {
 					break
 				}
 			}

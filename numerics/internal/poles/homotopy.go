@@ -216,10 +216,12 @@ func (s *system) eval(x, f []complex128) bool {
 		var v complex128
 		for h, xh := range x {
 			d := ni + xh
-			if d == 0 {
-				return false
+			dr, di := real(d), imag(d)
+			m := 1 / (float64(dr*dr) + float64(di*di))
+			if math.IsInf(m, 0) || math.IsNaN(m) {
+				return false // at a pole, or within 1e-154 of one
 			}
-			inv := div(1, d)
+			inv := complex(float64(dr*m), -float64(di*m))
 			s.inv[i][h] = inv
 			ri := mul(s.r[h], inv)
 			v += ri
