@@ -133,8 +133,8 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	lo, hi := scanRange(mu, width)
 	starts := l.poleStarts(k, mu, width, nil)
 	// As in float64 (labelFrugal): the solutions by elimination, the
-	// quick search, the solutions by homotopy, the full search, until
-	// some fit explains the rounded samples.
+	// quick search, the deflated search, the solutions by homotopy, the
+	// full search, until some fit explains the rounded samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
 	lb := noFit
 	if hc <= eliminatedHeads {
@@ -142,6 +142,9 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	}
 	if !explains(lb) {
 		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
+	}
+	if !explains(lb) && hc == deflatedHeads {
+		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
 	}
 	if !explains(lb) && eliminatedHeads < hc && hc <= homotopyHeads {
 		lb = lb.merge(l.solvedPoles(q), samePoles)

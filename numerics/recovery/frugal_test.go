@@ -263,6 +263,67 @@ func TestFrugalUpperBound(t *testing.T) {
 	}
 }
 
+// knownPoles draws the samples y(n) = F(0) − Σ_h r_h·n/(n + ρ_h), n =
+// 1…H+1, of a frugal measurement of H heads and returns them with the
+// true log-poles.
+func knownPoles(rng *rand.Rand, hc int) (poleSamples, []float64) {
+	q := poleSamples{f0: rng.NormFloat64(), r: make([]float64, hc)}
+	p := make([]float64, hc)
+	for h := range p {
+		q.r[h] = rng.NormFloat64()
+		p[h] = 2 * rng.NormFloat64()
+	}
+	for n := 1; n <= hc+1; n++ {
+		y := q.f0
+		for h := range p {
+			y -= q.r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
+		}
+		q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-15*(math.Abs(y)+1))
+	}
+	return q, p
+}
+
+// TestDeflatedStarts checks the deflated search's starts: with the heads'
+// ranges centred on the true log-poles, the start that holds a head at its
+// centre and eliminates the others is the truth and fits best, so it
+// comes first; with the ranges centred half a width off, the best start
+// fits the samples better than the ranges' centre does; and a measurement
+// of another number of heads gets none.
+func TestDeflatedStarts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 4))
+	width := make([]float64, deflatedHeads)
+	for h := range width {
+		width[h] = 1
+	}
+	for trial := 0; trial < 20; trial++ {
+		q, p := knownPoles(rng, deflatedHeads)
+		starts := deflatedStarts(q, p, width)
+		if len(starts) == 0 || !samePolesTo(starts[0], p, 1e-6) {
+			t.Errorf("log-poles %.4g: the first of the %d starts is %.4g", p, len(starts), starts)
+		}
+		off := make([]float64, len(p))
+		for h := range off {
+			off[h] = p[h] + 0.5
+		}
+		starts = deflatedStarts(q, off, width)
+		prob := q.problem(func() {})
+		e := make([]float64, prob.m)
+		prob.resid(off, e)
+		centre := sumSquares(e)
+		if len(starts) == 0 {
+			t.Errorf("log-poles %.4g, ranges half a width off: no start", p)
+			continue
+		}
+		prob.resid(starts[0], e)
+		if best := sumSquares(e); !(best < centre) {
+			t.Errorf("log-poles %.4g, ranges half a width off: the best start's χ² %.3g, the centre's %.3g", p, best, centre)
+		}
+	}
+	if s := deflatedStarts(poleSamples{r: make([]float64, deflatedHeads-1)}, nil, nil); s != nil {
+		t.Errorf("%d heads: %d starts, want none", deflatedHeads-1, len(s))
+	}
+}
+
 // TestSolvedStarts checks the link between a frugal measurement's samples
 // and numerics/internal/poles: from the samples y(n) = F(0) − Σ_h
 // r_h·n/(n + ρ_h), n = 1…H+1, of known poles, the starts solvedStarts
@@ -272,19 +333,7 @@ func TestSolvedStarts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
 	for hc := 1; hc <= homotopyHeads; hc++ {
 		for trial := 0; trial < 10; trial++ {
-			q := poleSamples{f0: rng.NormFloat64(), r: make([]float64, hc)}
-			p := make([]float64, hc)
-			for h := range p {
-				q.r[h] = rng.NormFloat64()
-				p[h] = 2 * rng.NormFloat64()
-			}
-			for n := 1; n <= hc+1; n++ {
-				y := q.f0
-				for h := range p {
-					y -= q.r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
-				}
-				q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-15*(math.Abs(y)+1))
-			}
+			q, p := knownPoles(rng, hc)
 			starts := solvedStarts(q, 2)
 			found := false
 			for _, s := range starts {
