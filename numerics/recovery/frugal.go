@@ -220,23 +220,27 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
 }
 
-// The deflated search, for deflatedHeads heads: each head's pole held in
-// turn at deflatedOffsets widths from its range's centre, the others
-// solved by elimination from the first H samples less that head's term
+// The deflated search, for eliminatedHeads < H ≤ deflatedHeads: H −
+// eliminatedHeads heads' poles held (every choice of them) at every
+// combination of deflatedOffsets widths from their ranges' centres, the
+// other eliminatedHeads solved by elimination from the first
+// eliminatedHeads + 1 samples less the held heads' terms
 // (numerics/internal/poles, microseconds each), and the deflatedKeep of
 // these starts that fit all the samples best fitted. Where the quick
-// search's fits wander off (a pole running to 0 or two merging), these
-// starts are near the truth: at (4, 4) with 192 bits it leaves the
-// homotopy a tenth of the measurements instead of over half.
-const deflatedHeads = eliminatedHeads + 1
+// search's fits wander off (a pole running to 0, or two merging), these
+// starts are near the truth: at (4, 4) with 192 bits the homotopy is left
+// a tenth of the measurements instead of over half, and at (5, 4) with
+// 256 bits (no homotopy) 62 of 120 fall back instead of 99. H = 4 holds
+// one head at 3 points (12 eliminations), H = 5 two at 3 × 3 (90).
+const deflatedHeads = eliminatedHeads + 2
 
-var deflatedOffsets = [...]float64{-1, -0.5, 0, 0.5, 1}
+var deflatedOffsets = [...]float64{-0.5, 0, 0.5}
 
 const deflatedKeep = 8
 
 // deflatedPoles fits the log-poles of q from the deflated search's starts
-// (mu and width: the heads' ranges, poleRange); no fit where q has not
-// deflatedHeads heads.
+// (mu and width: the heads' ranges, poleRange); no fit where the deflated
+// search does not take q's number of heads.
 func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
 	starts := deflatedStarts(q, mu, width)
 	if len(starts) == 0 {
@@ -249,10 +253,12 @@ func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
 // first.
 func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 	hc := len(q.r)
-	if hc != deflatedHeads || len(q.n) < hc+1 {
+	held := hc - eliminatedHeads
+	if held < 1 || hc > deflatedHeads || len(q.n) < hc+1 {
 		return nil
 	}
-	w := make([]float64, hc)
+	m := eliminatedHeads + 1 // the samples the elimination takes
+	w := make([]float64, m)
 	for i := range w {
 		w[i] = (q.f0 - q.y[i]) / q.n[i] // Σ_h r_h/(n + ρ_h)
 	}
@@ -263,38 +269,43 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 		chi float64
 	}
 	var starts []start
-	r := make([]float64, hc-1)
-	v := make([]float64, hc)
-	for g := 0; g < hc; g++ {
-		copy(r, q.r[:g])
-		copy(r[g:], q.r[g+1:])
-		for _, off := range deflatedOffsets {
-			pg := mu[g] + float64(off*width[g])
-			rho := xmath.Exp(pg)
-			for i := range v {
-				v[i] = w[i] - q.r[g]/(q.n[i]+rho)
+	r := make([]float64, eliminatedHeads)
+	v := make([]float64, m)
+	hold := make([]float64, hc) // the held heads' log-poles
+	for _, g := range subsets(hc, held) {
+		var free []int
+		for h := 0; h < hc; h++ {
+			if !slices.Contains(g, h) {
+				free = append(free, h)
 			}
-			res, err := poles.Solve(r, q.n[:hc], v, 1)
+		}
+		for k, h := range free {
+			r[k] = q.r[h]
+		}
+		for _, off := range tuples(len(deflatedOffsets), held) {
+			copy(v, w)
+			for k, h := range g {
+				hold[h] = mu[h] + float64(deflatedOffsets[off[k]]*width[h])
+				rho := xmath.Exp(hold[h])
+				for i := range v {
+					v[i] -= q.r[h] / (q.n[i] + rho)
+				}
+			}
+			res, err := poles.Solve(r, q.n[:m], v, 1)
 			if err != nil {
 				continue
 			}
+		solutions:
 			for _, sol := range res.Solutions {
-				p := make([]float64, 0, hc)
-				for h, x := range sol {
-					if h == g {
-						p = append(p, pg)
-					}
+				p := make([]float64, hc)
+				for _, h := range g {
+					p[h] = hold[h]
+				}
+				for k, x := range sol {
 					if !(real(x) > 0) || math.Abs(imag(x)) > realPart*real(x) {
-						p = nil
-						break
+						continue solutions
 					}
-					p = append(p, xmath.Log(real(x)))
-				}
-				if p == nil {
-					continue
-				}
-				if len(p) < hc {
-					p = append(p, pg) // g is the last head
+					p[free[k]] = xmath.Log(real(x))
 				}
 				prob.resid(p, e)
 				starts = append(starts, start{p, sumSquares(e)})
@@ -313,6 +324,39 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 	var out [][]float64
 	for _, s := range starts[:min(len(starts), deflatedKeep)] {
 		out = appendDistinct(out, s.p)
+	}
+	return out
+}
+
+// subsets returns every k-element subset of 0…n−1, each increasing, in
+// lexicographic order.
+func subsets(n, k int) [][]int {
+	var out [][]int
+	var walk func(from int, s []int)
+	walk = func(from int, s []int) {
+		if len(s) == k {
+			out = append(out, slices.Clone(s))
+			return
+		}
+		for i := from; i < n; i++ {
+			walk(i+1, append(s, i))
+		}
+	}
+	walk(0, nil)
+	return out
+}
+
+// tuples returns every k-tuple over 0…n−1, in lexicographic order.
+func tuples(n, k int) [][]int {
+	out := [][]int{nil}
+	for range k {
+		var next [][]int
+		for _, t := range out {
+			for i := 0; i < n; i++ {
+				next = append(next, append(slices.Clone(t), i))
+			}
+		}
+		out = next
 	}
 	return out
 }
@@ -583,7 +627,7 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		// samples only: after one more sample their fits are among the
 		// extra starts already.
 		again := len(extra) > 0
-		if !frugalAccept(lb, len(q.n)) && len(q.r) == deflatedHeads && !again {
+		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= deflatedHeads && !again {
 			lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
 		}
 		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= homotopyHeads && !again {

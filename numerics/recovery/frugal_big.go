@@ -143,7 +143,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	if !explains(lb) {
 		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
 	}
-	if !explains(lb) && hc == deflatedHeads {
+	if !explains(lb) && eliminatedHeads < hc && hc <= deflatedHeads {
 		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
 	}
 	if !explains(lb) && eliminatedHeads < hc && hc <= homotopyHeads {

@@ -283,12 +283,13 @@ func knownPoles(rng *rand.Rand, hc int) (poleSamples, []float64) {
 	return q, p
 }
 
-// TestDeflatedStarts checks the deflated search's starts: with the heads'
-// ranges centred on the true log-poles, the start that holds a head at its
-// centre and eliminates the others is the truth and fits best, so it
-// comes first; with the ranges centred half a width off, the best start
-// fits the samples better than the ranges' centre does; and a measurement
-// of another number of heads gets none.
+// TestDeflatedStarts checks the deflated search's starts at H = 4 and 5:
+// with the heads' ranges centred on the true log-poles, the start that
+// holds H − 3 heads at their centres and eliminates the others is the
+// truth and fits best, so it comes first; with the ranges centred 0.3
+// widths off (no held point is the truth), the best start fits the
+// samples better than the ranges' centre does; and measurements of 3 and
+// 6 heads get none.
 func TestDeflatedStarts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 4))
 	width := make([]float64, deflatedHeads)
@@ -296,14 +297,15 @@ func TestDeflatedStarts(t *testing.T) {
 		width[h] = 1
 	}
 	for trial := 0; trial < 20; trial++ {
-		q, p := knownPoles(rng, deflatedHeads)
+		q, p := knownPoles(rng, eliminatedHeads+1+trial%2)
+		width := width[:len(p)]
 		starts := deflatedStarts(q, p, width)
 		if len(starts) == 0 || !samePolesTo(starts[0], p, 1e-6) {
 			t.Errorf("log-poles %.4g: the first of the %d starts is %.4g", p, len(starts), starts)
 		}
 		off := make([]float64, len(p))
 		for h := range off {
-			off[h] = p[h] + 0.5
+			off[h] = p[h] + 0.3
 		}
 		starts = deflatedStarts(q, off, width)
 		prob := q.problem(func() {})
@@ -311,16 +313,18 @@ func TestDeflatedStarts(t *testing.T) {
 		prob.resid(off, e)
 		centre := sumSquares(e)
 		if len(starts) == 0 {
-			t.Errorf("log-poles %.4g, ranges half a width off: no start", p)
+			t.Errorf("log-poles %.4g, ranges 0.3 widths off: no start", p)
 			continue
 		}
 		prob.resid(starts[0], e)
 		if best := sumSquares(e); !(best < centre) {
-			t.Errorf("log-poles %.4g, ranges half a width off: the best start's χ² %.3g, the centre's %.3g", p, best, centre)
+			t.Errorf("log-poles %.4g, ranges 0.3 widths off: the best start's χ² %.3g, the centre's %.3g", p, best, centre)
 		}
 	}
-	if s := deflatedStarts(poleSamples{r: make([]float64, deflatedHeads-1)}, nil, nil); s != nil {
-		t.Errorf("%d heads: %d starts, want none", deflatedHeads-1, len(s))
+	for _, hc := range []int{eliminatedHeads, deflatedHeads + 1} {
+		if s := deflatedStarts(poleSamples{r: make([]float64, hc), n: make([]float64, hc+1)}, nil, nil); s != nil {
+			t.Errorf("%d heads: %d starts, want none", hc, len(s))
+		}
 	}
 }
 
