@@ -65,13 +65,14 @@ func BenchmarkLearn(b *testing.B) {
 
 // BenchmarkModes measures whole runs of economy and frugal mode at the
 // same (H, d, precision), so that their times compare as a ratio in one
-// run (go test -bench Modes): float64 at (2, 4) and (3, 4), extended
-// precision at (4, 3) with 192 bits.
+// run (go test -bench Modes): float64 at (2, 4), (3, 4) and (4, 3);
+// extended precision at (4, 3) with 192 bits, and at (5, 2) and (8, 2)
+// with 256 bits (past the homotopy, and past the float64 search).
 func BenchmarkModes(b *testing.B) {
 	for _, c := range []struct {
 		H, d int
 		prec uint
-	}{{2, 4, 0}, {3, 4, 0}, {4, 3, 192}} {
+	}{{2, 4, 0}, {3, 4, 0}, {4, 3, 0}, {4, 3, 192}, {5, 2, 256}, {8, 2, 256}} {
 		for _, m := range []Mode{Economy, Frugal} {
 			name := fmt.Sprintf("H=%d,d=%d,prec=%d/%v", c.H, c.d, c.prec, m)
 			opt := DefaultOptions(c.H, c.d)
