@@ -229,7 +229,7 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 // these starts that fit all the samples best fitted. Where the quick
 // search's fits wander off (a pole running to 0, or two merging), these
 // starts are near the truth: at (4, 4) with 192 bits the homotopy is left
-// a tenth of the measurements instead of over half, and at (5, 4) with
+// a fifth of the measurements instead of over half, and at (5, 4) with
 // 256 bits (no homotopy) 62 of 120 fall back instead of 99. H = 4 holds
 // one head at 3 points (12 eliminations), H = 5 two at 3 × 3 (90).
 const deflatedHeads = eliminatedHeads + 2
@@ -624,8 +624,8 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 			lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
 		}
 		// The deflated search and the homotopy see the first H + 1
-		// samples only: after one more sample their fits are among the
-		// extra starts already.
+		// samples only: after one more sample the fits of theirs that
+		// explained the samples are among the extra starts already.
 		again := len(extra) > 0
 		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= deflatedHeads && !again {
 			lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
