@@ -165,24 +165,25 @@ func (r *Recovery) counter(m Measure, x, y, w float64) (Counter, float64) {
 			name string
 		}{{frugal, fmt.Sprintf("frugal %d", frugal)}}, marks[1:]...)...)
 	}
+	// Each label goes into the first row under the bar where it clears
+	// the labels already there; the counter ends below the last row used.
 	ty := y + bh + 3*u
-	lastEnd := math.Inf(-1)
-	row := 0.0
+	var rowEnds []float64
 	for _, mk := range marks {
 		mx := x + w*float64(mk.n)/top
 		tw := m.TextWidth(mk.name)
 		tx := math.Min(math.Max(x, mx-tw/2), x+w-tw)
-		rowY := ty
-		if tx < lastEnd+8*u {
+		row := 0
+		for row < len(rowEnds) && tx < rowEnds[row]+8*u {
 			row++
-			rowY = ty + row*m.Text
-		} else {
-			row = 0
 		}
-		c.Bar.Marks = append(c.Bar.Marks, BarMark{X: mx, Label: Label{Text: mk.name, X: tx, Y: rowY}})
-		lastEnd = tx + tw
+		if row == len(rowEnds) {
+			rowEnds = append(rowEnds, 0)
+		}
+		rowEnds[row] = tx + tw
+		c.Bar.Marks = append(c.Bar.Marks, BarMark{X: mx, Label: Label{Text: mk.name, X: tx, Y: ty + float64(row)*m.Text}})
 	}
-	return c, ty + (row+1)*m.Text
+	return c, ty + float64(max(1, len(rowEnds)))*m.Text
 }
 
 // strip lays out the current query as a strip of token glyphs from

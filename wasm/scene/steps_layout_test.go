@@ -103,19 +103,24 @@ func checkBoxes(t *testing.T, name string, full Rect, bs []box) {
 	}
 }
 
-// TestStepsLayout lays out the step view at every step of a run (H = 2,
-// d = 2) and at steps of one with H = 3 on every canvas: the header, the
+// TestStepsLayout lays out the step view at every step of runs (H = 2,
+// d = 2; H = 3, d = 2; frugal at H = 4, d = 3) on every canvas: the header, the
 // counter, the strip, the plot and the pole table lie inside the canvas
 // and do not overlap; the table is beside the plot on a wide canvas and
 // under it (once the RF is fitted) on a narrow one, and every line of the
 // table lies in the table's rectangle.
 func TestStepsLayout(t *testing.T) {
-	for _, frag := range []string{"#v=1&scene=recovery&H=2&d=2", "#v=1&scene=recovery&H=3&d=2"} {
+	for _, frag := range []string{"#v=1&scene=recovery&H=2&d=2", "#v=1&scene=recovery&H=3&d=2",
+		// Four marks under the counter whose labels take three rows.
+		"#v=1&scene=recovery&mode=frugal&H=4&d=3&seed=5&prec=192"} {
 		r := recoveryAt(t, frag)
 		for _, c := range append(canvases, struct {
 			w, h float64
 			ty   Type
-		}{358, 506, Type{U: 1}}) {
+		}{358, 506, Type{U: 1}}, struct {
+			w, h float64
+			ty   Type
+		}{540, 720, Type{U: 1}}) { // a width where four marks' labels crowd under the counter
 			full := Rect{W: c.w, H: c.h}
 			m := measureFor(t, c.w, c.ty.U)
 			for step := 0; step <= r.Steps(); step++ {
