@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"sort"
 
 	"github.com/hajimehoshi/ebiten/v2"
 
@@ -126,20 +127,28 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 			r.clipSmooth.Dashed(plot.X, py, plot.X+plot.W, py, 3*u, u, mc)
 			r.under.put(dst, &r.text, "C", plot.X+plot.W-r.text.Width("C")-4*u, py-r.text.LineHeight(), mc)
 		}
-		// Asymptotes at −ρ_h, coloured by head.
-		for b, rho := range fit.Poles {
+		// Asymptotes at −ρ_h, coloured by head, each named in the upper
+		// half and valued in the lower, in the first row where its label
+		// clears the others (a label no row has room for is left out:
+		// the pole table lists every pole).
+		lh := r.text.LineHeight()
+		names, values := newLabelRows(plot.X, plot.X+plot.W, 6*u), newLabelRows(plot.X, plot.X+plot.W, 6*u)
+		for _, b := range polesLeftToRight(ax, fit.Poles) {
+			rho := fit.Poles[b]
 			c, name := headStyle(th, scene.PoleHead(rf, b), "unmatched")
 			px, _ := ax.ToScreen(-rho, 0)
 			r.clipSmooth.Dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
-			ly := plot.Y + 6*u + r.text.LineHeight()*float64(2+b%3)
-			lbl := name
-			if px+6*u+r.text.Width(lbl) > plot.X+plot.W {
-				r.under.put(dst, &r.text, lbl, px-6*u-r.text.Width(lbl), ly, c)
-			} else {
-				r.under.put(dst, &r.text, lbl, px+6*u, ly, c)
+			if x, row, ok := names.place(px, r.text.Width(name)); ok {
+				if ly := plot.Y + 6*u + lh*float64(1+row); ly+lh <= plot.Y+plot.H/2 {
+					r.under.put(dst, &r.text, name, x, ly, c)
+				}
 			}
 			rl := "−ρ = " + scene.FormatNum(-rho)
-			r.under.put(dst, &r.text, rl, px+6*u, plot.Y+plot.H-r.text.LineHeight()*float64(1+b%3)-4*u, c)
+			if x, row, ok := values.place(px, r.text.Width(rl)); ok {
+				if ly := plot.Y + plot.H - lh*float64(1+row) - 4*u; ly >= plot.Y+plot.H/2 {
+					r.under.put(dst, &r.text, rl, x, ly, c)
+				}
+			}
 		}
 		// The curve, broken at the poles.
 		span := ax.Y1 - ax.Y0
@@ -175,6 +184,52 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		r.clipSmooth.Disc(px, py, 6*u, th.Text)
 		r.clipSmooth.Ring(px, py, 6*u, 1.5*u, th.Background)
 	}
+}
+
+// polesLeftToRight returns the indices of poles in the order their
+// asymptotes stand on the plot, left to right.
+func polesLeftToRight(ax scene.RFAxes, poles []float64) []int {
+	idx := make([]int, len(poles))
+	xs := make([]float64, len(poles))
+	for b, rho := range poles {
+		idx[b] = b
+		xs[b], _ = ax.ToScreen(-rho, 0)
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return xs[idx[i]] < xs[idx[j]] })
+	return idx
+}
+
+// labelRows places labels beside vertical lines, taken left to right,
+// into rows: each right of its line (left of it where it would leave the
+// span lo…hi), in the first row where it clears the labels there by gap.
+type labelRows struct {
+	lo, hi, gap float64
+	ends        []float64 // the right end of each row's last label
+}
+
+func newLabelRows(lo, hi, gap float64) *labelRows {
+	return &labelRows{lo: lo, hi: hi, gap: gap}
+}
+
+// place returns where the label of width w beside the line at x starts,
+// and its row; false where it fits in the span on neither side.
+func (lr *labelRows) place(x, w float64) (float64, int, bool) {
+	left := x + lr.gap
+	if left+w > lr.hi {
+		left = x - lr.gap - w
+	}
+	if left < lr.lo {
+		return 0, 0, false
+	}
+	row := 0
+	for row < len(lr.ends) && left < lr.ends[row]+lr.gap {
+		row++
+	}
+	if row == len(lr.ends) {
+		lr.ends = append(lr.ends, 0)
+	}
+	lr.ends[row] = left + w
+	return left, row, true
 }
 
 // recHeadStyle returns the colour and the name of head h (counted from 0)
