@@ -115,8 +115,8 @@ func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 // plainFrugal solves the poles of frugal measurement k of column j at
 // the working precision and records them, or reports that its samples
 // leave them undecided. located reports whether the float64 search found
-// poles that explain the rounded samples (false: it found none, and one
-// more sample would not help it).
+// poles that explain the rounded samples (false: it found none, or did
+// not look beyond searchedHeads, and one more sample would not help it).
 func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	if hc > searchedHeads {
 		return nil, false, false

@@ -132,23 +132,34 @@ func (r *recoveryRenderer) drawPlot(screen *ebiten.Image, sc *scene.Recovery, v 
 		// clears the others (a label no row has room for is left out:
 		// the pole table lists every pole).
 		lh := r.text.LineHeight()
-		names, values := newLabelRows(plot.X, plot.X+plot.W, 6*u), newLabelRows(plot.X, plot.X+plot.W, 6*u)
+		names, values := scene.LabelRows{Gap: 6 * u}, scene.LabelRows{Gap: 6 * u}
+		nameY := func(row int) (float64, bool) {
+			y := plot.Y + 6*u + lh*float64(1+row)
+			return y, y+lh <= plot.Y+plot.H/2
+		}
+		valueY := func(row int) (float64, bool) {
+			y := plot.Y + plot.H - lh*float64(1+row) - 4*u
+			return y, y >= plot.Y+plot.H/2
+		}
+		// put draws text beside the asymptote at px, in the first of rows
+		// with room; rowY places a row in its half of the plot.
+		put := func(rows *scene.LabelRows, text string, px float64, c color.RGBA, rowY func(int) (float64, bool)) {
+			w := r.text.Width(text)
+			x, ok := besideLine(px, w, 6*u, plot.X, plot.X+plot.W)
+			if !ok {
+				return
+			}
+			if y, ok := rowY(rows.Put(x, w)); ok {
+				r.under.put(dst, &r.text, text, x, y, c)
+			}
+		}
 		for _, b := range polesLeftToRight(ax, fit.Poles) {
 			rho := fit.Poles[b]
 			c, name := headStyle(th, scene.PoleHead(rf, b), "unmatched")
 			px, _ := ax.ToScreen(-rho, 0)
 			r.clipSmooth.Dashed(px, plot.Y, px, plot.Y+plot.H, 7*u, 2.5*u, c)
-			if x, row, ok := names.place(px, r.text.Width(name)); ok {
-				if ly := plot.Y + 6*u + lh*float64(1+row); ly+lh <= plot.Y+plot.H/2 {
-					r.under.put(dst, &r.text, name, x, ly, c)
-				}
-			}
-			rl := "−ρ = " + scene.FormatNum(-rho)
-			if x, row, ok := values.place(px, r.text.Width(rl)); ok {
-				if ly := plot.Y + plot.H - lh*float64(1+row) - 4*u; ly >= plot.Y+plot.H/2 {
-					r.under.put(dst, &r.text, rl, x, ly, c)
-				}
-			}
+			put(&names, name, px, c, nameY)
+			put(&values, "−ρ = "+scene.FormatNum(-rho), px, c, valueY)
 		}
 		// The curve, broken at the poles.
 		span := ax.Y1 - ax.Y0
@@ -199,37 +210,15 @@ func polesLeftToRight(ax scene.RFAxes, poles []float64) []int {
 	return idx
 }
 
-// labelRows places labels beside vertical lines, taken left to right,
-// into rows: each right of its line (left of it where it would leave the
-// span lo…hi), in the first row where it clears the labels there by gap.
-type labelRows struct {
-	lo, hi, gap float64
-	ends        []float64 // the right end of each row's last label
-}
-
-func newLabelRows(lo, hi, gap float64) *labelRows {
-	return &labelRows{lo: lo, hi: hi, gap: gap}
-}
-
-// place returns where the label of width w beside the line at x starts,
-// and its row; false where it fits in the span on neither side.
-func (lr *labelRows) place(x, w float64) (float64, int, bool) {
-	left := x + lr.gap
-	if left+w > lr.hi {
-		left = x - lr.gap - w
+// besideLine returns where a label of width w beside the vertical line
+// at x starts: right of it, or left where it would leave lo…hi on the
+// right; false where it fits on neither side.
+func besideLine(x, w, gap, lo, hi float64) (float64, bool) {
+	left := x + gap
+	if left+w > hi {
+		left = x - gap - w
 	}
-	if left < lr.lo {
-		return 0, 0, false
-	}
-	row := 0
-	for row < len(lr.ends) && left < lr.ends[row]+lr.gap {
-		row++
-	}
-	if row == len(lr.ends) {
-		lr.ends = append(lr.ends, 0)
-	}
-	lr.ends[row] = left + w
-	return left, row, true
+	return left, left >= lo
 }
 
 // recHeadStyle returns the colour and the name of head h (counted from 0)

@@ -168,22 +168,15 @@ func (r *Recovery) counter(m Measure, x, y, w float64) (Counter, float64) {
 	// Each label goes into the first row under the bar where it clears
 	// the labels already there; the counter ends below the last row used.
 	ty := y + bh + 3*u
-	var rowEnds []float64
+	rows := LabelRows{Gap: 8 * u}
 	for _, mk := range marks {
 		mx := x + w*float64(mk.n)/top
 		tw := m.TextWidth(mk.name)
 		tx := math.Min(math.Max(x, mx-tw/2), x+w-tw)
-		row := 0
-		for row < len(rowEnds) && tx < rowEnds[row]+8*u {
-			row++
-		}
-		if row == len(rowEnds) {
-			rowEnds = append(rowEnds, 0)
-		}
-		rowEnds[row] = tx + tw
+		row := rows.Put(tx, tw)
 		c.Bar.Marks = append(c.Bar.Marks, BarMark{X: mx, Label: Label{Text: mk.name, X: tx, Y: ty + float64(row)*m.Text}})
 	}
-	return c, ty + float64(max(1, len(rowEnds)))*m.Text
+	return c, ty + float64(max(1, rows.Len()))*m.Text
 }
 
 // strip lays out the current query as a strip of token glyphs from

@@ -75,6 +75,29 @@ func Wrap(s string, fits func(line string) bool) []string {
 	return lines
 }
 
+// LabelRows puts labels, taken left to right, into rows: each into the
+// first row where it clears the labels already there by Gap.
+type LabelRows struct {
+	Gap  float64
+	ends []float64 // the right end of each row's last label
+}
+
+// Put returns the row, counted from 0, of a label spanning left…left+w.
+func (lr *LabelRows) Put(left, w float64) int {
+	row := 0
+	for row < len(lr.ends) && left < lr.ends[row]+lr.Gap {
+		row++
+	}
+	if row == len(lr.ends) {
+		lr.ends = append(lr.ends, 0)
+	}
+	lr.ends[row] = left + w
+	return row
+}
+
+// Len returns the number of rows used.
+func (lr *LabelRows) Len() int { return len(lr.ends) }
+
 // FormatNum formats a value for a table: four decimals, or three
 // significant digits when it is very large or small; a dash for NaN.
 func FormatNum(x float64) string {
