@@ -308,7 +308,9 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 					p[free[k]] = xmath.Log(real(x))
 				}
 				prob.resid(p, e)
-				starts = append(starts, start{p, sumSquares(e)})
+				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
+					starts = append(starts, start{p, chi})
+				}
 			}
 		}
 	}
@@ -624,9 +626,9 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 			lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
 		}
 		// The deflated search and the homotopy see the first H + 1
-		// samples only: after one more sample the fits of theirs that
-		// explained the samples are among the extra starts already.
-		again := len(extra) > 0
+		// samples only: after one more sample they have run, and the fits
+		// of theirs that explained the samples are among the extra starts.
+		again := len(q.n) > len(q.r)+1
 		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= deflatedHeads && !again {
 			lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
 		}

@@ -404,11 +404,16 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 				break
 			}
 		}
-		if converged {
-			if nw <= worst {
-				rho, e, worst = next, ne, nw
+		if converged || noise {
+			// No step at rounding's level, nor from residuals within the
+			// noise model, that raises the residual.
+			if !(nw <= worst) {
+				break
 			}
-			break
+			if converged {
+				rho, e, worst = next, ne, nw
+				break
+			}
 		}
 		if math.IsInf(nw, 0) || nw > worst*1.000001 && iter > 0 {
 			break

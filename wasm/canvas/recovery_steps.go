@@ -218,7 +218,7 @@ func besideLine(x, w, gap, lo, hi float64) (float64, bool) {
 	if left+w > hi {
 		left = x - gap - w
 	}
-	return left, left >= lo
+	return left, left >= lo && left+w <= hi
 }
 
 // recHeadStyle returns the colour and the name of head h (counted from 0)

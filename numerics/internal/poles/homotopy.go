@@ -218,8 +218,8 @@ func (s *system) eval(x, f []complex128) bool {
 			d := ni + xh
 			dr, di := real(d), imag(d)
 			m := 1 / (float64(dr*dr) + float64(di*di))
-			if math.IsInf(m, 0) || math.IsNaN(m) {
-				return false // at a pole, or within 1e-154 of one
+			if math.IsInf(m, 0) || math.IsNaN(m) || m == 0 {
+				return false // at a pole or within 1e-154 of one, or |d|² beyond float64
 			}
 			inv := complex(float64(dr*m), -float64(di*m))
 			s.inv[i][h] = inv
