@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -314,15 +315,7 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 			}
 		}
 	}
-	slices.SortStableFunc(starts, func(a, b start) int {
-		switch {
-		case a.chi < b.chi:
-			return -1
-		case a.chi > b.chi:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.chi, b.chi) })
 	var out [][]float64
 	for _, s := range starts[:min(len(starts), deflatedKeep)] {
 		out = appendDistinct(out, s.p)
@@ -600,6 +593,30 @@ func frugalAccept(lb labelling, rows int) bool {
 	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
 }
 
+// firstPoles runs the first rungs of the search for the poles of q, in
+// order, until accept holds: the solutions by elimination (up to
+// eliminatedHeads), the quick search, and, where solve holds, the
+// deflated search (up to deflatedHeads) and the solutions by homotopy (up
+// to homotopyHeads). mu and width are the heads' ranges (poleRange), lo…hi
+// the scans' range.
+func (l *learner) firstPoles(q poleSamples, starts [][]float64, mu, width []float64, lo, hi float64, solve bool, accept func(labelling) bool) labelling {
+	hc := len(q.r)
+	lb := noFit
+	if hc <= eliminatedHeads {
+		lb = l.solvedPoles(q)
+	}
+	if !accept(lb) {
+		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
+	}
+	if !accept(lb) && solve && eliminatedHeads < hc && hc <= deflatedHeads {
+		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
+	}
+	if !accept(lb) && solve && eliminatedHeads < hc && hc <= homotopyHeads {
+		lb = lb.merge(l.solvedPoles(q), samePoles)
+	}
+	return lb
+}
+
 // labelFrugal learns frugal measurement k of column j (its samples
 // n = 1…H+1 asked by the caller): the poles from the known values, or,
 // where they are undecided, one more sample and then economy's. It
@@ -613,28 +630,14 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 		q := l.frugalSamples(k, f0, rr)
 		lo, hi := scanRange(mu, width)
 		starts := l.poleStarts(k, mu, width, extra)
-		// The poles by elimination first (up to eliminatedHeads), then
-		// the quick search, the deflated one (deflatedHeads), then by
-		// homotopy (up to homotopyHeads);
-		// then the scanned starts of the full search, its plain starts
-		// only where those leave the poles undecided.
-		lb := noFit
-		if len(q.r) <= eliminatedHeads {
-			lb = l.solvedPoles(q)
-		}
-		if !frugalAccept(lb, len(q.n)) {
-			lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
-		}
-		// The deflated search and the homotopy see the first H + 1
-		// samples only: after one more sample they have run, and the fits
-		// of theirs that explained the samples are among the extra starts.
-		again := len(q.n) > len(q.r)+1
-		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= deflatedHeads && !again {
-			lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
-		}
-		if !frugalAccept(lb, len(q.n)) && eliminatedHeads < len(q.r) && len(q.r) <= homotopyHeads && !again {
-			lb = lb.merge(l.solvedPoles(q), samePoles)
-		}
+		// The first rungs (firstPoles), then the scanned starts of the
+		// full search, its plain starts only where those leave the poles
+		// undecided. The deflated search and the homotopy see the first
+		// H + 1 samples only: after one more sample they have run, and
+		// the fits of theirs that explained the samples are among the
+		// extra starts.
+		accept := func(lb labelling) bool { return frugalAccept(lb, len(q.n)) }
+		lb := l.firstPoles(q, starts, mu, width, lo, hi, len(q.n) == len(q.r)+1, accept)
 		if !frugalAccept(lb, len(q.n)) {
 			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
 		}

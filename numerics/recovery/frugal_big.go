@@ -143,23 +143,10 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	lo, hi := scanRange(mu, width)
 	starts := l.poleStarts(k, mu, width, nil)
-	// As in float64 (labelFrugal): the solutions by elimination, the
-	// quick search, the deflated search, the solutions by homotopy, the
-	// full search, until some fit explains the rounded samples.
+	// As in float64 (labelFrugal): the first rungs, on every pass, then
+	// the full search, until some fit explains the rounded samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
-	lb := noFit
-	if hc <= eliminatedHeads {
-		lb = l.solvedPoles(q)
-	}
-	if !explains(lb) {
-		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
-	}
-	if !explains(lb) && eliminatedHeads < hc && hc <= deflatedHeads {
-		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
-	}
-	if !explains(lb) && eliminatedHeads < hc && hc <= homotopyHeads {
-		lb = lb.merge(l.solvedPoles(q), samePoles)
-	}
+	lb := l.firstPoles(q, starts, mu, width, lo, hi, true, explains)
 	if !explains(lb) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}
