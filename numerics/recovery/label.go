@@ -3,10 +3,9 @@ package recovery
 import (
 	"math"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"headlab/numerics/assign"
+	"headlab/numerics/internal/parallel"
 )
 
 // ambiguity is how much worse (in sum of squared weighted residuals) than
@@ -61,45 +60,10 @@ func (l *learner) chooseStarts(starts [][]float64, newFit func() fit, same func(
 	xs := make([][]float64, len(starts))
 	cs := make([]float64, len(starts))
 	workers := min(l.workers, len(starts)/minStartsPerWorker)
-	if workers <= 1 {
+	parallel.Each(len(starts), workers, func() func(int) {
 		f := newFit()
-		for i, s := range starts {
-			xs[i], cs[i] = f(s)
-		}
-		return pick(xs, cs, same)
-	}
-	var (
-		next   atomic.Int64
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		failed any // the first panic of a goroutine, raised again here
-	)
-	for range workers {
-		wg.Go(func() {
-			defer func() {
-				if p := recover(); p != nil {
-					mu.Lock()
-					if failed == nil {
-						failed = p
-					}
-					mu.Unlock()
-					next.Store(int64(len(starts))) // the others stop too
-				}
-			}()
-			f := newFit()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(starts) {
-					return
-				}
-				xs[i], cs[i] = f(starts[i])
-			}
-		})
-	}
-	wg.Wait()
-	if failed != nil {
-		panic(failed)
-	}
+		return func(i int) { xs[i], cs[i] = f(starts[i]) }
+	})
 	return pick(xs, cs, same)
 }
 

@@ -16,9 +16,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sync"
-	"sync/atomic"
 
+	"headlab/numerics/internal/parallel"
 	"headlab/numerics/internal/xmath"
 )
 
@@ -36,37 +35,18 @@ func homotopy(r, n, w []float64, workers int) (Result, error) {
 	}
 	perms := orderings(hc)
 	ends := make([][]complex128, len(perms))
-	follow := func(s *system, k int) {
-		x := make([]complex128, hc)
-		for h, i := range perms[k] {
-			x[h] = start[i]
+	parallel.Each(len(perms), workers, func() func(int) {
+		ws := s.clone()
+		return func(k int) {
+			x := make([]complex128, hc)
+			for h, i := range perms[k] {
+				x[h] = start[i]
+			}
+			if end, ok := ws.track(x); ok {
+				ends[k] = end
+			}
 		}
-		if end, ok := s.track(x); ok {
-			ends[k] = end
-		}
-	}
-	workers = min(workers, len(perms))
-	if workers <= 1 {
-		for k := range perms {
-			follow(s, k)
-		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			ws := s.clone()
-			wg.Go(func() {
-				for {
-					k := int(next.Add(1) - 1)
-					if k >= len(perms) {
-						return
-					}
-					follow(ws, k)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	})
 	var res Result
 	for _, end := range ends {
 		if end == nil {
