@@ -259,10 +259,7 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 		return nil
 	}
 	m := eliminatedHeads + 1 // the samples the elimination takes
-	w := make([]float64, m)
-	for i := range w {
-		w[i] = (q.f0 - q.y[i]) / q.n[i] // Σ_h r_h/(n + ρ_h)
-	}
+	w := q.weights(m)
 	prob := q.problem(func() {})
 	e := make([]float64, prob.m)
 	type start struct {
@@ -296,17 +293,17 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 			if err != nil {
 				continue
 			}
-		solutions:
 			for _, sol := range res.Solutions {
+				lp, ok := logPoles(sol)
+				if !ok {
+					continue
+				}
 				p := make([]float64, hc)
 				for _, h := range g {
 					p[h] = hold[h]
 				}
-				for k, x := range sol {
-					if !(real(x) > 0) || math.Abs(imag(x)) > realPart*real(x) {
-						continue solutions
-					}
-					p[free[k]] = xmath.Log(real(x))
+				for k, h := range free {
+					p[h] = lp[k]
 				}
 				prob.resid(p, e)
 				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
@@ -853,31 +850,41 @@ func solvedStarts(q poleSamples, workers int) [][]float64 {
 	if hc > homotopyHeads || len(q.n) < hc+1 {
 		return nil
 	}
-	w := make([]float64, hc+1)
-	for i := range w {
-		w[i] = (q.f0 - q.y[i]) / q.n[i] // Σ_h r_h/(n + ρ_h)
-	}
-	res, err := poles.Solve(q.r, q.n[:hc+1], w, workers)
+	res, err := poles.Solve(q.r, q.n[:hc+1], q.weights(hc+1), workers)
 	if err != nil {
 		return nil
 	}
 	var starts [][]float64
 	for _, s := range res.Solutions {
-		p := make([]float64, hc)
-		ok := true
-		for h, v := range s {
-			re, im := real(v), imag(v)
-			if !(re > 0) || math.Abs(im) > realPart*re {
-				ok = false
-				break
-			}
-			p[h] = xmath.Log(re)
-		}
-		if ok {
+		if p, ok := logPoles(s); ok {
 			starts = appendDistinct(starts, p)
 		}
 	}
 	return starts
+}
+
+// weights returns the weighted sums w_i = (F(0) − y_i)/n_i = Σ_h r_h/(n_i +
+// ρ_h) of q's first m samples, as numerics/internal/poles takes them.
+func (q poleSamples) weights(m int) []float64 {
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = (q.f0 - q.y[i]) / q.n[i]
+	}
+	return w
+}
+
+// logPoles returns the log-poles of a solution of poles.Solve, or false
+// where a pole is not real (within realPart) and positive.
+func logPoles(s []complex128) ([]float64, bool) {
+	p := make([]float64, len(s))
+	for h, v := range s {
+		re, im := real(v), imag(v)
+		if !(re > 0) || math.Abs(im) > realPart*re {
+			return nil, false
+		}
+		p[h] = xmath.Log(re)
+	}
+	return p, true
 }
 
 // noFit is the labelling of no fit at all.
