@@ -150,6 +150,35 @@ func wdStable(t testing.TB, d driver, expr, what string) string {
 	}
 }
 
+// wdPointer performs pointer actions with the mouse; the pointer's button
+// state carries over to the next call until ReleaseActions.
+func wdPointer(t testing.TB, d driver, what string, actions ...map[string]any) {
+	t.Helper()
+	do := map[string]any{"actions": []any{map[string]any{
+		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
+		"actions": actions,
+	}}}
+	if err := d.call("WebDriver:PerformActions", do, nil); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// pointerMove is a pointer action that moves to (x, y) in the viewport.
+func pointerMove(x, y int) map[string]any {
+	return map[string]any{"type": "pointerMove", "duration": 0, "x": x, "y": y, "origin": "viewport"}
+}
+
+// wdFrames waits until the canvas's window has run n animation frames.
+func wdFrames(t testing.TB, d driver, n int) {
+	t.Helper()
+	must[bool](t, d, fmt.Sprintf(`new Promise((r) => {
+		const w = %s;
+		let k = 0;
+		const f = () => (++k >= %d ? r(true) : w.requestAnimationFrame(f));
+		w.requestAnimationFrame(f);
+	})`, canvasWindowJS, n))
+}
+
 func must[T any](t testing.TB, d driver, expr string) T {
 	t.Helper()
 	v, err := wdEval[T](d, expr)
@@ -186,20 +215,21 @@ func engineSuite(t *testing.T, d driver, want map[string]string) {
 		t.Fatal(err)
 	}
 	x, y := int(p[0]+0.5), int(p[1]+0.5)
-	drag := map[string]any{"actions": []any{map[string]any{
-		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
-		"actions": []any{
-			map[string]any{"type": "pointerMove", "duration": 0, "x": x, "y": y, "origin": "viewport"},
-			map[string]any{"type": "pointerDown", "button": 0},
-			map[string]any{"type": "pause", "duration": 150},
-			map[string]any{"type": "pointerMove", "duration": 400, "x": x + 40, "y": y + 30, "origin": "viewport"},
-			map[string]any{"type": "pause", "duration": 150},
-			map[string]any{"type": "pointerUp", "button": 0},
-		},
-	}}}
-	if err := d.call("WebDriver:PerformActions", drag, nil); err != nil {
-		t.Fatalf("dragging token 1: %v", err)
+	// The press, the moves and the release are separate actions with the
+	// canvas's animation frames waited for between them (the pointer stays
+	// down from one call to the next), so a busy machine's slow frames
+	// cannot fold the press and the moves into one update.
+	wdPointer(t, d, "moving to token 1", pointerMove(x, y))
+	wdFrames(t, d, 2)
+	wdPointer(t, d, "pressing on token 1", map[string]any{"type": "pointerDown", "button": 0})
+	wdFrames(t, d, 2)
+	const steps = 5
+	for k := 1; k <= steps; k++ {
+		wdPointer(t, d, "dragging token 1", pointerMove(x+40*k/steps, y+30*k/steps))
+		wdFrames(t, d, 1)
 	}
+	wdFrames(t, d, 2)
+	wdPointer(t, d, "releasing token 1", map[string]any{"type": "pointerUp", "button": 0})
 	_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
 	wdSettle(t, d, "the drag")
 	after := must[[]float64](t, d, "headlab.state().tok")
@@ -211,17 +241,8 @@ func engineSuite(t *testing.T, d driver, want map[string]string) {
 	wdOpen(t, d, h.base+engineLinks[2])
 	// A click on the scene's title first: the window takes the keyboard.
 	title := must[[2]float64](t, d, `(() => { const r = document.querySelector(".intro:not([hidden]) h1").getBoundingClientRect(); return [r.left + 10, r.top + r.height / 2]; })()`)
-	click := map[string]any{"actions": []any{map[string]any{
-		"type": "pointer", "id": "mouse", "parameters": map[string]any{"pointerType": "mouse"},
-		"actions": []any{
-			map[string]any{"type": "pointerMove", "duration": 0, "x": int(title[0]), "y": int(title[1]), "origin": "viewport"},
-			map[string]any{"type": "pointerDown", "button": 0},
-			map[string]any{"type": "pointerUp", "button": 0},
-		},
-	}}}
-	if err := d.call("WebDriver:PerformActions", click, nil); err != nil {
-		t.Fatalf("clicking the title: %v", err)
-	}
+	wdPointer(t, d, "clicking the title", pointerMove(int(title[0]), int(title[1])),
+		map[string]any{"type": "pointerDown", "button": 0}, map[string]any{"type": "pointerUp", "button": 0})
 	_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
 	key := map[string]any{"actions": []any{map[string]any{
 		"type": "key", "id": "keyboard",
