@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"headlab/numerics/internal/parallel"
 	"headlab/numerics/internal/poles"
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
@@ -243,7 +244,7 @@ const deflatedKeep = 8
 // (mu and width: the heads' ranges, poleRange); no fit where the deflated
 // search does not take q's number of heads.
 func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
-	starts := deflatedStarts(q, mu, width)
+	starts := deflatedStarts(q, mu, width, l.workers)
 	if len(starts) == 0 {
 		return noFit
 	}
@@ -251,8 +252,10 @@ func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
 }
 
 // deflatedStarts returns the deflated search's starts for q, best fit
-// first.
-func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
+// first. The eliminations are independent, so they run on up to workers
+// goroutines; each one's starts go into its own slot and are gathered in
+// the eliminations' order, so the result is the same bits for any number.
+func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64 {
 	hc := len(q.r)
 	held := hc - eliminatedHeads
 	if held < 1 || hc > deflatedHeads || len(q.n) < hc+1 {
@@ -260,16 +263,13 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 	}
 	m := eliminatedHeads + 1 // the samples the elimination takes
 	w := q.weights(m)
-	prob := q.problem(func() {})
-	e := make([]float64, prob.m)
 	type start struct {
 		p   []float64
 		chi float64
 	}
-	var starts []start
-	r := make([]float64, eliminatedHeads)
-	v := make([]float64, m)
-	hold := make([]float64, hc) // the held heads' log-poles
+	// One elimination per choice of held heads and of their offsets.
+	type item struct{ held, free, off []int }
+	var items []item
 	for _, g := range subsets(hc, held) {
 		var free []int
 		for h := 0; h < hc; h++ {
@@ -277,21 +277,33 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 				free = append(free, h)
 			}
 		}
-		for k, h := range free {
-			r[k] = q.r[h]
-		}
 		for _, off := range tuples(len(deflatedOffsets), held) {
+			items = append(items, item{g, free, off})
+		}
+	}
+	found := make([][]start, len(items))
+	parallel.Each(len(items), min(workers, len(items)/minEliminationsPerWorker), func() func(int) {
+		prob := q.problem(func() {})
+		e := make([]float64, prob.m)
+		r := make([]float64, eliminatedHeads)
+		v := make([]float64, m)
+		hold := make([]float64, hc) // the held heads' log-poles
+		return func(i int) {
+			it := items[i]
+			for k, h := range it.free {
+				r[k] = q.r[h]
+			}
 			copy(v, w)
-			for k, h := range g {
-				hold[h] = mu[h] + float64(deflatedOffsets[off[k]]*width[h])
+			for k, h := range it.held {
+				hold[h] = mu[h] + float64(deflatedOffsets[it.off[k]]*width[h])
 				rho := xmath.Exp(hold[h])
-				for i := range v {
-					v[i] -= q.r[h] / (q.n[i] + rho)
+				for s := range v {
+					v[s] -= q.r[h] / (q.n[s] + rho)
 				}
 			}
 			res, err := poles.Solve(r, q.n[:m], v, 1)
 			if err != nil {
-				continue
+				return
 			}
 			for _, sol := range res.Solutions {
 				lp, ok := logPoles(sol)
@@ -299,19 +311,20 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 					continue
 				}
 				p := make([]float64, hc)
-				for _, h := range g {
+				for _, h := range it.held {
 					p[h] = hold[h]
 				}
-				for k, h := range free {
+				for k, h := range it.free {
 					p[h] = lp[k]
 				}
 				prob.resid(p, e)
 				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
-					starts = append(starts, start{p, chi})
+					found[i] = append(found[i], start{p, chi})
 				}
 			}
 		}
-	}
+	})
+	starts := slices.Concat(found...)
 	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.chi, b.chi) })
 	var out [][]float64
 	for _, s := range starts[:min(len(starts), deflatedKeep)] {
@@ -319,6 +332,10 @@ func deflatedStarts(q poleSamples, mu, width []float64) [][]float64 {
 	}
 	return out
 }
+
+// minEliminationsPerWorker is the fewest deflated eliminations worth a
+// goroutine of their own (some 20 µs each).
+const minEliminationsPerWorker = 8
 
 // subsets returns every k-element subset of 0…n−1, each increasing, in
 // lexicographic order.

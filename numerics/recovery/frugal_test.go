@@ -299,7 +299,7 @@ func TestDeflatedStarts(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		q, p := knownPoles(rng, eliminatedHeads+1+trial%2)
 		width := width[:len(p)]
-		starts := deflatedStarts(q, p, width)
+		starts := deflatedStarts(q, p, width, 1)
 		if len(starts) == 0 || !samePolesTo(starts[0], p, 1e-6) {
 			t.Errorf("log-poles %.4g: the first of the %d starts is %.4g", p, len(starts), starts)
 		}
@@ -307,7 +307,7 @@ func TestDeflatedStarts(t *testing.T) {
 		for h := range off {
 			off[h] = p[h] + 0.3
 		}
-		starts = deflatedStarts(q, off, width)
+		starts = deflatedStarts(q, off, width, 2)
 		prob := q.problem(func() {})
 		e := make([]float64, prob.m)
 		prob.resid(off, e)
@@ -322,7 +322,7 @@ func TestDeflatedStarts(t *testing.T) {
 		}
 	}
 	for _, hc := range []int{eliminatedHeads, deflatedHeads + 1} {
-		if s := deflatedStarts(poleSamples{r: make([]float64, hc), n: make([]float64, hc+1)}, nil, nil); s != nil {
+		if s := deflatedStarts(poleSamples{r: make([]float64, hc), n: make([]float64, hc+1)}, nil, nil, 1); s != nil {
 			t.Errorf("%d heads: %d starts, want none", hc, len(s))
 		}
 	}
