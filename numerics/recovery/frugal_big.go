@@ -122,7 +122,6 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		return nil, false, false
 	}
 	x := l.x
-	rf := &l.res.Trace.RFs[k]
 	_, r, vz := l.modelTerms(k, hc)
 	f0 := x.num()
 	for h := 0; h < hc; h++ {
@@ -183,20 +182,48 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		return sumSquares(e)
 	}
 	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.m))
-	kept := cands[:1]
-	for _, c := range cands[1:] {
-		if chi(c) <= limit {
-			kept = append(kept, c)
+	var polish [][]*big.Float
+	for i, c := range cands {
+		if i > 0 && !(chi(c) <= limit) {
+			continue
+		}
+		if rho := l.bigPoles(c); rho != nil {
+			polish = append(polish, rho)
 		}
 	}
-	cands = kept
+	p, ok = l.settleFrugal(k, f0, r, polish)
+	return p, ok, true
+}
+
+// bigPoles returns the poles ρ_h = exp p_h of the log-poles p at the
+// working precision, or nil where one is not finite or beyond ±700.
+func (l *learner) bigPoles(p []float64) []*big.Float {
+	rho := make([]*big.Float, len(p))
+	for h, v := range p {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 700 {
+			return nil
+		}
+		rho[h] = l.x.num().SetFloat64(xmath.Exp(v))
+	}
+	return rho
+}
+
+// settleFrugal polishes the candidate poles starts of frugal measurement
+// k (terms f0 and r, as plainFrugal takes them) on all its samples at the
+// working precision and, where exactly one distinct solution comes out,
+// records it with its error estimate and returns its log-poles; where
+// none or two do, it reports false (undecided).
+func (l *learner) settleFrugal(k int, f0 *big.Float, r []*big.Float, starts [][]*big.Float) (p []*big.Float, ok bool) {
+	x := l.x
+	hc := len(r)
+	rf := &l.res.Trace.RFs[k]
 	y := make([]*big.Float, len(rf.N))
 	for s, qi := range rf.Query {
 		y[s] = x.ans[qi]
 	}
 	var sols [][]*big.Float
 	var solf [][]float64
-	for _, c := range cands {
+	for _, c := range starts {
 		rho, ok := l.polishPoles(rf.N, y, f0, r, c)
 		if !ok {
 			continue
@@ -220,7 +247,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		}
 	}
 	if len(sols) != 1 {
-		return nil, false, located
+		return nil, false
 	}
 	rho := sols[0]
 	p = make([]*big.Float, hc)
@@ -252,14 +279,16 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		pf[h] = bigFloat64(p[h])
 	}
 	// The RF's own fit in pole order, as the trace lists it.
+	f0f, rr := bigFloat64(f0), roundVec(r)
 	bf := &bigFit{err: errEst}
 	for _, h := range l.recordFrugal(k, f0f, rr, pf) {
 		bf.p, bf.r = append(bf.p, p[h]), append(bf.r, r[h])
 		bf.pf, bf.rf = append(bf.pf, pf[h]), append(bf.rf, rr[h])
 	}
 	x.fits[k] = bf
-	return p, true, true
+	return p, true
 }
+
 
 // bigFloat64 rounds v to float64.
 func bigFloat64(v *big.Float) float64 {
@@ -277,27 +306,26 @@ func samePolesTo(a, b []float64, tol float64) bool {
 	return true
 }
 
-// polishPoles refines the log-poles p0 of the samples (n, y) of a frugal
+// polishPoles refines the poles start of the samples (n, y) of a frugal
 // measurement, y(n) = f0 − Σ_h r_h·n/(n + ρ_h), by Gauss–Newton in ρ at the
 // working precision, and reports whether the result reproduces every
 // sample to the noise model (a solution).
-func (l *learner) polishPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64) ([]*big.Float, bool) {
-	rho, res := l.gaussNewtonPoles(n, y, f0, r, p0, nil)
+func (l *learner) polishPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, start []*big.Float) ([]*big.Float, bool) {
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, start)
 	return rho, rho != nil && res <= 16
 }
 
 // polishPolesLoose is polishPoles for perturbed samples, from the poles
 // start: any converged point is returned.
 func (l *learner) polishPolesLoose(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, start []*big.Float) ([]*big.Float, bool) {
-	rho, res := l.gaussNewtonPoles(n, y, f0, r, nil, start)
+	rho, res := l.gaussNewtonPoles(n, y, f0, r, start)
 	return rho, rho != nil && !math.IsInf(res, 0)
 }
 
 // gaussNewtonPoles runs the Gauss–Newton iteration of polishPoles and
 // returns the poles with the largest residual in units of the noise
-// model (+Inf when the iteration fails). It starts from the poles start,
-// or if nil from the log-poles p0.
-func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, p0 []float64, start []*big.Float) ([]*big.Float, float64) {
+// model (+Inf when the iteration fails). It starts from the poles start.
+func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float, start []*big.Float) ([]*big.Float, float64) {
 	x := l.x
 	hc, m := len(r), len(n)
 	// The steps need only a few correct digits (the residual, at the
@@ -307,14 +335,7 @@ func (l *learner) gaussNewtonPoles(n []float64, y []*big.Float, f0 *big.Float, r
 	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
 	rho := make([]*big.Float, hc)
 	for h := range rho {
-		if start != nil {
-			rho[h] = num().Set(start[h])
-			continue
-		}
-		if math.IsNaN(p0[h]) || math.IsInf(p0[h], 0) || math.Abs(p0[h]) > 700 {
-			return nil, math.Inf(1)
-		}
-		rho[h] = num().SetFloat64(xmath.Exp(p0[h]))
+		rho[h] = num().Set(start[h])
 	}
 	w := make([]float64, m)
 	ny := make([]*big.Float, m)

@@ -135,3 +135,20 @@ func polyRoots(c []complex128) ([]complex128, bool) {
 	// root of the precision: steps still moving below 1e-6 are that.
 	return z, worst < 1e-12
 }
+
+// Roots returns the complex roots of the real polynomial with coefficients
+// c, highest first (c[0] ≠ 0), by the Aberth–Ehrlich iteration of the
+// eliminations: the same bits on every platform. It reports false where
+// the iteration did not converge (or c is not a polynomial of degree ≥ 1).
+func Roots(c []float64) ([]complex128, bool) {
+	for _, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+	}
+	z := make([]complex128, len(c))
+	for i, v := range c {
+		z[i] = complex(v, 0)
+	}
+	return polyRoots(z)
+}

@@ -165,3 +165,29 @@ func TestSolveRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRoots checks Roots on a polynomial with real and complex roots, and
+// that it refuses what is not a polynomial.
+func TestRoots(t *testing.T) {
+	// (x − 2)(x + 0.5)(x² + 2x + 5): roots 2, −0.5, −1 ± 2i.
+	got, ok := Roots([]float64{1, 0.5, 1, -9.5, -5})
+	if !ok || len(got) != 4 {
+		t.Fatalf("Roots = %v, %v", got, ok)
+	}
+	for _, want := range []complex128{2, -0.5, complex(-1, 2), complex(-1, -2)} {
+		near := false
+		for _, z := range got {
+			if abs2(z-want) < 1e-24 {
+				near = true
+			}
+		}
+		if !near {
+			t.Errorf("root %v not among %v", want, got)
+		}
+	}
+	for _, c := range [][]float64{nil, {1}, {0, 1, 2}, {1, math.NaN()}, {1, math.Inf(1)}} {
+		if z, ok := Roots(c); ok {
+			t.Errorf("Roots(%v) = %v, want a refusal", c, z)
+		}
+	}
+}
