@@ -289,7 +289,6 @@ func (l *learner) settleFrugal(k int, f0 *big.Float, r []*big.Float, starts [][]
 	return p, true
 }
 
-
 // bigFloat64 rounds v to float64.
 func bigFloat64(v *big.Float) float64 {
 	f, _ := v.Float64()
