@@ -31,8 +31,9 @@ const frugalPolishes = 8
 // plainFrugalColumn learns column j in frugal mode: each measurement is
 // asked with n = 1…H+1 and solved before the next. Where its poles stay
 // undecided it gets one more sample (only if the search located poles at
-// all), then samples up to 2H − 1 and economy's fit checked by the known
-// r_h (plainFrugalRational), then economy's last sample and fit.
+// all), then samples up to 2H − 2 and their line family (lineFrugal), then
+// up to 2H − 1 and economy's fit checked by the known r_h
+// (plainFrugalRational), then economy's last sample and fit.
 func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 	x := l.x
 	for i := 0; i < l.d; i++ {
@@ -58,6 +59,23 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 			// One more sample can settle two solutions, not a search that
 			// located none: that goes to economy's samples at once.
 			if next >= 2*l.h0 || next > hc+2 || !located {
+				// The line family of 2H − 2 samples (lineStarts) finds
+				// every solution where float64's roots do.
+				if hc == l.h0 && hc >= 3 {
+					for n := next; n <= 2*hc-2; n++ {
+						l.planned++
+						if err := l.ask(k, n); err != nil {
+							return err
+						}
+					}
+					if p, ok := l.lineFrugal(k, hc); ok {
+						for h := 0; h < hc; h++ {
+							x.P[h][i][j] = p[h]
+						}
+						break
+					}
+					next = len(rf.N) + 1
+				}
 				// With F(0) and C known, 2H − 1 samples determine the RF
 				// as a rational function (economy's fit without its
 				// check sample); the known r_h, H values it does not
@@ -90,6 +108,24 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 		}
 	}
 	return nil
+}
+
+// lineFrugal solves the poles of frugal measurement k from the line
+// family of its samples (lineStarts), polished on all of them
+// (settleFrugal).
+func (l *learner) lineFrugal(k, hc int) (p []*big.Float, ok bool) {
+	x := l.x
+	rf := &l.res.Trace.RFs[k]
+	_, r, vz := l.modelTerms(k, hc)
+	f0 := x.num()
+	for h := 0; h < hc; h++ {
+		f0.Add(f0, vz[h])
+	}
+	y := make([]*big.Float, len(rf.N))
+	for s, qi := range rf.Query {
+		y[s] = x.ans[qi]
+	}
+	return l.settleFrugal(k, f0, r, l.lineStarts(rf.N, y, f0, r))
 }
 
 // plainFrugalRational fits frugal measurement k of column j, asked at

@@ -2,11 +2,13 @@ package recovery
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"testing"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/internal/xmath"
 )
 
 // Layers of these tests come from seeds 9100000+s, held out from the
@@ -347,6 +349,56 @@ func TestSolvedStarts(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("H=%d, log-poles %.4g: not among the %d starts %.4g", hc, p, len(starts), starts)
+			}
+		}
+	}
+}
+
+// TestLineStarts checks the line family on exact samples at 256 bits: from
+// the 2H − 2 samples of known poles (H = 3…8, half the trials with two
+// poles 1e-9 apart, which float64 cannot tell apart), the true poles are
+// among the candidates lineStarts returns: one of them, polished, is the
+// truth to 1e-40.
+func TestLineStarts(t *testing.T) {
+	const prec = 256
+	l := &learner{x: &ext{prec: prec}, s: 1}
+	num := l.x.num
+	rng := rand.New(rand.NewPCG(29, 4))
+	for hc := 3; hc <= 8; hc++ {
+		for trial := 0; trial < 6; trial++ {
+			f0 := num().SetFloat64(rng.NormFloat64())
+			r, rho := make([]*big.Float, hc), make([]*big.Float, hc)
+			for h := range r {
+				r[h] = num().SetFloat64(rng.NormFloat64())
+				rho[h] = num().SetFloat64(xmath.Exp(2 * rng.NormFloat64()))
+			}
+			if trial%2 == 1 {
+				rho[1].Mul(rho[0], num().SetFloat64(1+1e-9))
+			}
+			var n []float64
+			var y []*big.Float
+			for s := 1; s <= 2*hc-2; s++ {
+				ns := num().SetInt64(int64(s))
+				v := num().Set(f0)
+				for h := range r {
+					q := num().Add(ns, rho[h])
+					v.Sub(v, q.Quo(num().Mul(r[h], ns), q))
+				}
+				n, y = append(n, float64(s)), append(y, v)
+			}
+			found := false
+			for _, c := range l.lineStarts(n, y, f0, r) {
+				p, ok := l.polishPoles(n, y, f0, r, c)
+				for h := range p {
+					d := num().Sub(p[h], rho[h])
+					if e, _ := d.Quo(d, rho[h]).Float64(); !(math.Abs(e) < 1e-40) {
+						ok = false
+					}
+				}
+				found = found || ok
+			}
+			if !found {
+				t.Errorf("H = %d, trial %d: the true poles %.6g are not among the candidates", hc, trial, rho)
 			}
 		}
 	}

@@ -1,0 +1,285 @@
+// Package bigpoly holds real polynomials with big.Float coefficients,
+// lowest degree first: their value, product, difference and derivative,
+// and their real roots to the working precision.
+//
+// RealRoots starts from float64's roots of the polynomial's rounding
+// (poles.Roots, the Aberth–Ehrlich iteration) and refines all of them
+// together by the same iteration in complex arithmetic at the working
+// precision. Refining each root alone by Newton's method would lose the
+// roots float64 cannot separate: two real roots closer than about the
+// square root of float64's precision come out of the rounding as a complex
+// pair, and the simultaneous iteration, which keeps every estimate away
+// from the others, splits them again. Pure Go on math/big: the same bits
+// natively and under GOOS=js.
+package bigpoly
+
+import (
+	"math"
+	"math/big"
+
+	"headlab/numerics/internal/poles"
+)
+
+// guard is the number of bits the iteration carries beyond the precision
+// asked for.
+const guard = 32
+
+// maxIterations bounds the refinement; from float64's roots it takes two
+// or three steps at 256 bits, more only near a multiple root.
+const maxIterations = 60
+
+// Eval returns the polynomial c at x, at precision prec.
+func Eval(c []*big.Float, x *big.Float, prec uint) *big.Float {
+	v := new(big.Float).SetPrec(prec)
+	for k := len(c) - 1; k >= 0; k-- {
+		v.Mul(v, x)
+		v.Add(v, c[k])
+	}
+	return v
+}
+
+// Mul returns the product of the polynomials a and b, at precision prec.
+func Mul(a, b []*big.Float, prec uint) []*big.Float {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	out := zeros(len(a)+len(b)-1, prec)
+	t := new(big.Float).SetPrec(prec)
+	for i := range a {
+		for j := range b {
+			out[i+j].Add(out[i+j], t.Mul(a[i], b[j]))
+		}
+	}
+	return out
+}
+
+// Sub returns a − b, at precision prec.
+func Sub(a, b []*big.Float, prec uint) []*big.Float {
+	out := zeros(max(len(a), len(b)), prec)
+	for k := range out {
+		if k < len(a) {
+			out[k].Add(out[k], a[k])
+		}
+		if k < len(b) {
+			out[k].Sub(out[k], b[k])
+		}
+	}
+	return out
+}
+
+// Deriv returns the derivative of c, at precision prec.
+func Deriv(c []*big.Float, prec uint) []*big.Float {
+	if len(c) < 2 {
+		return nil
+	}
+	out := zeros(len(c)-1, prec)
+	for k := range out {
+		out[k].SetInt64(int64(k + 1))
+		out[k].Mul(out[k], c[k+1])
+	}
+	return out
+}
+
+func zeros(n int, prec uint) []*big.Float {
+	out := make([]*big.Float, n)
+	for k := range out {
+		out[k] = new(big.Float).SetPrec(prec)
+	}
+	return out
+}
+
+// RealRoots returns the real roots of c at precision prec, in the order of
+// float64's roots, and whether the refinement converged (a root of
+// multiplicity two or more converges slowly, to fewer bits: such roots are
+// returned all the same, for the caller to check). A root counts as real
+// where its imaginary part is below 2^(−prec/4) of its size. It returns
+// nothing where c is constant or float64's iteration fails.
+func RealRoots(c []*big.Float, prec uint) ([]*big.Float, bool) {
+	deg := len(c) - 1
+	for deg > 0 && c[deg].Sign() == 0 {
+		deg--
+	}
+	if deg < 1 {
+		return nil, false
+	}
+	c = c[:deg+1]
+	// The rounding, scaled by the largest coefficient's power of two (so
+	// that no coefficient overflows), highest degree first.
+	e := math.MinInt
+	for _, v := range c {
+		if v.Sign() != 0 {
+			e = max(e, v.MantExp(nil))
+		}
+	}
+	cf := make([]float64, deg+1)
+	for k, v := range c {
+		cf[deg-k], _ = new(big.Float).SetMantExp(v, -e).Float64()
+	}
+	zs, _ := poles.Roots(cf)
+	if zs == nil {
+		return nil, false
+	}
+	z, converged := aberth(c, zs, prec)
+	var out []*big.Float
+	for _, r := range z {
+		if r.im.Sign() == 0 || r.re.Sign() != 0 && r.im.MantExp(nil)-r.re.MantExp(nil) < -int(prec)/4 {
+			out = append(out, new(big.Float).SetPrec(prec).Set(r.re))
+		}
+	}
+	return out, converged
+}
+
+// cplx is a complex number at the iteration's precision.
+type cplx struct{ re, im *big.Float }
+
+// aberth refines the roots z0 of c by the Aberth–Ehrlich iteration at
+// prec + guard bits until every step is below 2^−prec of its root.
+func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
+	wp := prec + guard
+	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
+	z := make([]cplx, len(z0))
+	for k, v := range z0 {
+		z[k] = cplx{num().SetFloat64(real(v)), num().SetFloat64(imag(v))}
+	}
+	// Scratch numbers, reused by every step.
+	t1, t2, t3, t4 := num(), num(), num(), num()
+	pr, pi, dr, di := num(), num(), num(), num()
+	sr, si, wr, wi := num(), num(), num(), num()
+	// div sets (qr, qi) = (ar + i·ai)/(br + i·bi); q must not alias a or b.
+	div := func(qr, qi, ar, ai, br, bi *big.Float) bool {
+		t1.Mul(br, br)
+		t2.Mul(bi, bi)
+		t1.Add(t1, t2) // |b|²
+		if t1.Sign() == 0 {
+			return false
+		}
+		t2.Mul(ar, br)
+		t3.Mul(ai, bi)
+		qr.Add(t2, t3)
+		qr.Quo(qr, t1)
+		t2.Mul(ai, br)
+		t3.Mul(ar, bi)
+		qi.Sub(t2, t3)
+		qi.Quo(qi, t1)
+		return true
+	}
+	qr, qi, xr, xi := num(), num(), num(), num()
+	ab, az, ac := num(), num(), num()
+	one := num().SetInt64(1)
+	// A root is frozen once p(z) is within the rounding of c at prec bits
+	// (|p(z)| ≤ 2^−prec·Σ_j |c_j||z|^j: z is a root of c changed in its
+	// last bits) or its step is below 2^−prec of it; two close roots reach
+	// the first long before their steps get small.
+	frozen := make([]bool, len(z))
+	for it := 0; it < maxIterations; it++ {
+		done := true
+		for k := range z {
+			if frozen[k] {
+				continue
+			}
+			// p(z_k) and p′(z_k) by Horner's scheme in complex arithmetic,
+			// and the bound Σ_j |c_j|·(|Re z_k| + |Im z_k|)^j.
+			pr.SetInt64(0)
+			pi.SetInt64(0)
+			dr.SetInt64(0)
+			di.SetInt64(0)
+			ab.SetInt64(0)
+			zr, zi := z[k].re, z[k].im
+			az.Abs(zr)
+			az.Add(az, t1.Abs(zi))
+			for j := len(c) - 1; j >= 0; j-- {
+				// dp = dp·z + p
+				t1.Mul(dr, zr)
+				t2.Mul(di, zi)
+				t3.Mul(dr, zi)
+				t4.Mul(di, zr)
+				dr.Sub(t1, t2)
+				dr.Add(dr, pr)
+				di.Add(t3, t4)
+				di.Add(di, pi)
+				// p = p·z + c_j
+				t1.Mul(pr, zr)
+				t2.Mul(pi, zi)
+				t3.Mul(pr, zi)
+				t4.Mul(pi, zr)
+				pr.Sub(t1, t2)
+				pr.Add(pr, c[j])
+				pi.Add(t3, t4)
+				ab.Mul(ab, az)
+				ab.Add(ab, ac.Abs(c[j]))
+			}
+			t1.Abs(pr)
+			t1.Add(t1, t2.Abs(pi))
+			if t1.Cmp(ab.SetMantExp(ab, -int(prec))) <= 0 {
+				frozen[k] = true
+				continue
+			}
+			done = false
+			// w = p/p′; s = Σ_{j≠k} 1/(z_k − z_j); step = w/(1 − w·s).
+			if !div(wr, wi, pr, pi, dr, di) {
+				return z, false
+			}
+			sr.SetInt64(0)
+			si.SetInt64(0)
+			for j := range z {
+				if j == k {
+					continue
+				}
+				// 1/(x_r + i·x_i) = (x_r − i·x_i)/|x|²
+				xr.Sub(zr, z[j].re)
+				xi.Sub(zi, z[j].im)
+				t1.Mul(xr, xr)
+				t2.Mul(xi, xi)
+				t1.Add(t1, t2)
+				if t1.Sign() == 0 {
+					return z, false
+				}
+				sr.Add(sr, t2.Quo(xr, t1))
+				si.Sub(si, t2.Quo(xi, t1))
+			}
+			// x = 1 − w·s
+			t1.Mul(wr, sr)
+			t2.Mul(wi, si)
+			t3.Mul(wr, si)
+			t4.Mul(wi, sr)
+			xr.Sub(t1, t2)
+			xr.Sub(one, xr)
+			xi.Add(t3, t4)
+			xi.Neg(xi)
+			if !div(qr, qi, wr, wi, xr, xi) {
+				return z, false
+			}
+			zr.Sub(zr, qr)
+			zi.Sub(zi, qi)
+			if qr.IsInf() || qi.IsInf() {
+				return z, false
+			}
+			frozen[k] = small(qr, qi, zr, zi, prec)
+		}
+		if done {
+			return z, true
+		}
+	}
+	return z, false
+}
+
+// small reports whether the step (qr, qi) is below 2^−prec of the root
+// (zr, zi), by exponents.
+func small(qr, qi, zr, zi *big.Float, prec uint) bool {
+	q := math.MinInt
+	for _, v := range []*big.Float{qr, qi} {
+		if v.Sign() != 0 {
+			q = max(q, v.MantExp(nil))
+		}
+	}
+	if q == math.MinInt {
+		return true
+	}
+	s := math.MinInt
+	for _, v := range []*big.Float{zr, zi} {
+		if v.Sign() != 0 {
+			s = max(s, v.MantExp(nil))
+		}
+	}
+	return s != math.MinInt && q < s-int(prec)
+}

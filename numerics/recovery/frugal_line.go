@@ -1,0 +1,257 @@
+package recovery
+
+import (
+	"math"
+	"math/big"
+
+	"headlab/numerics/assign"
+	"headlab/numerics/internal/bigpoly"
+)
+
+// The line family (numerics/MATH.md §3.4): where the float64 search leaves
+// a frugal measurement undecided in extended precision (or, beyond
+// searchedHeads, does not look), 2H − 2 samples settle it at the working precision
+// before economy's 2H − 1 do. With t(n) = (F(0) − y(n))/n = Σ_h r_h/(n + ρ_h)
+// = Q(n)/P(n), P monic of degree H and Q of degree H − 1 with leading
+// coefficient Σ_h r_h, each sample is one linear equation in the 2H − 1
+// other coefficients, so 2H − 2 samples leave a line (P, Q) = (P₀, Q₀) +
+// τ(P₁, Q₁). On it, the rational function has residue r_h at a pole −x
+// where P(x) = 0 and Q(x) = r_h P′(x); eliminating τ = −P₀(x)/P₁(x) leaves
+// one polynomial of degree 2H − 2 in x,
+//
+//	S(x) = (Q₀ − r_h P₀′)(x)·P₁(x) − (Q₁ − r_h P₁′)(x)·P₀(x),
+//
+// whose real roots give every point of the line where head h has its
+// residue; each point's P gives all H poles, its Q their residues, which
+// label them. The candidates are then polished on the samples and must be
+// one solution (settleFrugal). The roots are float64's, refined together
+// at the working precision (bigpoly.RealRoots): S often has two roots
+// close to a true pole, which float64 rounds to a complex pair, and two
+// poles 1e-9 apart are told apart. A root lost costs the saving, never a
+// wrong head: only a polished solution is accepted.
+
+// lineResidues is the largest mismatch, relative to the largest |r_h|,
+// between a candidate's residues and the known r_h that is polished: a
+// solution's is the noise (below 1e-16 in float64's comparison, at 256
+// bits to H = 8), the other points of the line, where only head h has its
+// residue, are off by 1e-8 or more (1e-4 typically; the 346 measurements
+// that reached the line family at H = 5, 6 and 8, d = 2 and 4, 10 layers
+// each, at 256 bits). A solution it drops costs the saving, not a head:
+// the measurement goes on to economy's samples.
+const lineResidues = 1e-9
+
+// lineStarts returns the candidate poles ρ (in head order) of the samples
+// (n, y) of a frugal measurement, y(n) = f0 − Σ_h r_h·n/(n + ρ_h), from the
+// line family of its first 2H − 2 samples; none where it has fewer, or
+// the family is not a line.
+func (l *learner) lineStarts(n []float64, y []*big.Float, f0 *big.Float, r []*big.Float) [][]*big.Float {
+	x := l.x
+	hc := len(r)
+	m := 2*hc - 2
+	if hc < 2 || len(n) < m {
+		return nil
+	}
+	num := x.num
+	rs := num()
+	for _, v := range r {
+		rs.Add(rs, v)
+	}
+	// The equations: Σ_k e_k t_s n_s^{H−k} − Σ_k q_k n_s^k = R n_s^{H−1} − t_s n_s^H
+	// in the unknowns e_1…e_H (P's) and q_0…q_{H−2} (Q's).
+	cols := 2*hc - 1
+	a := make([][]*big.Float, m)
+	for s := range a {
+		ns := num().SetFloat64(n[s])
+		ts := num().Sub(f0, y[s])
+		ts.Quo(ts, ns)
+		pw := make([]*big.Float, hc+1) // n_s^0…n_s^H
+		pw[0] = num().SetInt64(1)
+		for k := 1; k <= hc; k++ {
+			pw[k] = num().Mul(pw[k-1], ns)
+		}
+		row := make([]*big.Float, cols+1)
+		for k := 1; k <= hc; k++ {
+			row[k-1] = num().Mul(ts, pw[hc-k])
+		}
+		for k := 0; k <= hc-2; k++ {
+			row[hc+k] = num().Neg(pw[k])
+		}
+		rhs := num().Mul(rs, pw[hc-1])
+		row[cols] = rhs.Sub(rhs, num().Mul(ts, pw[hc]))
+		a[s] = row
+	}
+	u0, u1, ok := lineSolve(a, num)
+	if !ok {
+		return nil
+	}
+	// Ascending coefficients: P₀ = x^H + Σ e_k x^{H−k}, P₁ (degree < H),
+	// Q₀ = R x^{H−1} + Σ q_k x^k, Q₁ (degree < H − 1).
+	p0, p1 := make([]*big.Float, hc+1), make([]*big.Float, hc+1)
+	q0, q1 := make([]*big.Float, hc), make([]*big.Float, hc)
+	p0[hc], p1[hc] = num().SetInt64(1), num()
+	for k := 1; k <= hc; k++ {
+		p0[hc-k], p1[hc-k] = u0[k-1], u1[k-1]
+	}
+	q0[hc-1], q1[hc-1] = rs, num()
+	for k := 0; k <= hc-2; k++ {
+		q0[k], q1[k] = u0[hc+k], u1[hc+k]
+	}
+	// S for the head of the largest |r_h|: its residue stands out most.
+	hs := 0
+	for h := range r {
+		if cmpAbs(r[h], r[hs]) > 0 {
+			hs = h
+		}
+	}
+	prec := num().Prec()
+	sub := func(q, p []*big.Float) []*big.Float { // q − r_hs·p′
+		d := bigpoly.Deriv(p, prec)
+		for k := range d {
+			d[k].Mul(d[k], r[hs])
+		}
+		return bigpoly.Sub(q, d, prec)
+	}
+	sp := bigpoly.Sub(bigpoly.Mul(sub(q0, p0), p1, prec), bigpoly.Mul(sub(q1, p1), p0, prec), prec)
+	rf := make([]float64, len(r))
+	rmax := 0.0
+	for h := range r {
+		rf[h] = bigFloat64(r[h])
+		rmax = math.Max(rmax, math.Abs(rf[h]))
+	}
+	var out [][]*big.Float
+	sr := negativeRoots(sp, prec)
+	for _, xs := range sr {
+		d := bigpoly.Eval(p1, xs, prec)
+		if d.Sign() == 0 {
+			continue
+		}
+		tau := bigpoly.Eval(p0, xs, prec)
+		tau.Quo(tau.Neg(tau), d)
+		pt, qt := make([]*big.Float, hc+1), make([]*big.Float, hc)
+		for k := range pt {
+			pt[k] = num().Add(p0[k], num().Mul(tau, p1[k]))
+		}
+		for k := range qt {
+			qt[k] = num().Add(q0[k], num().Mul(tau, q1[k]))
+		}
+		// P = Π_h (n + ρ_h) with every ρ_h > 0 has positive coefficients.
+		positive := true
+		for _, v := range pt {
+			positive = positive && v.Sign() > 0
+		}
+		if !positive {
+			continue
+		}
+		roots := negativeRoots(pt, prec)
+		if len(roots) != hc {
+			continue
+		}
+		// Label the poles by their residues Q(x)/P′(x), nearest the r_h.
+		dp := bigpoly.Deriv(pt, prec)
+		cost := make([][]float64, hc)
+		for i, xr := range roots {
+			res := bigpoly.Eval(qt, xr, prec)
+			res.Quo(res, bigpoly.Eval(dp, xr, prec))
+			rv := bigFloat64(res)
+			cost[i] = make([]float64, hc)
+			for h := range cost[i] {
+				cost[i][h] = math.Abs(rv - rf[h])
+			}
+		}
+		perm := assign.MinSum(cost)
+		if perm == nil {
+			continue
+		}
+		// A solution's residues are the r_h but for the noise: polish only
+		// the points of the line whose residues are near them.
+		worst := 0.0
+		for i, h := range perm {
+			worst = math.Max(worst, cost[i][h])
+		}
+		if !(worst <= lineResidues*rmax) {
+			continue
+		}
+		rho := make([]*big.Float, hc)
+		for i, h := range perm {
+			rho[h] = num().Neg(roots[i])
+		}
+		out = append(out, rho)
+	}
+	return out
+}
+
+// lineSolve solves the m × (m + 1) system a (the right-hand sides in the
+// last of its m + 2 columns) by Gaussian elimination with complete
+// pivoting, and returns the line of its solutions u₀ + τ·u₁; false where
+// the system has rank below m.
+func lineSolve(a [][]*big.Float, num func() *big.Float) (u0, u1 []*big.Float, ok bool) {
+	m := len(a)
+	cols := m + 1
+	perm := make([]int, cols) // perm[c]: the unknown in column c
+	for c := range perm {
+		perm[c] = c
+	}
+	f := num()
+	for c := 0; c < m; c++ {
+		pr, pc := c, c
+		for i := c; i < m; i++ {
+			for j := c; j < cols; j++ {
+				if cmpAbs(a[i][j], a[pr][pc]) > 0 {
+					pr, pc = i, j
+				}
+			}
+		}
+		if a[pr][pc].Sign() == 0 {
+			return nil, nil, false
+		}
+		a[c], a[pr] = a[pr], a[c]
+		for i := range a {
+			a[i][c], a[i][pc] = a[i][pc], a[i][c]
+		}
+		perm[c], perm[pc] = perm[pc], perm[c]
+		for i := c + 1; i < m; i++ {
+			f.Quo(a[i][c], a[c][c])
+			for j := c; j <= cols; j++ {
+				a[i][j].Sub(a[i][j], num().Mul(f, a[c][j]))
+			}
+		}
+	}
+	// Back-substitution with the last column's unknown τ: z₀ with τ = 0, z₁
+	// the change per unit τ.
+	z0, z1 := make([]*big.Float, cols), make([]*big.Float, cols)
+	z0[m], z1[m] = num(), num().SetInt64(1)
+	for i := m - 1; i >= 0; i-- {
+		v0 := num().Set(a[i][cols])
+		v1 := num().Neg(a[i][m])
+		for j := i + 1; j < m; j++ {
+			v0.Sub(v0, num().Mul(a[i][j], z0[j]))
+			v1.Sub(v1, num().Mul(a[i][j], z1[j]))
+		}
+		z0[i], z1[i] = v0.Quo(v0, a[i][i]), v1.Quo(v1, a[i][i])
+	}
+	u0, u1 = make([]*big.Float, cols), make([]*big.Float, cols)
+	for c, k := range perm {
+		u0[k], u1[k] = z0[c], z1[c]
+	}
+	return u0, u1, true
+}
+
+// cmpAbs compares |a| and |b| as Cmp does a and b.
+func cmpAbs(a, b *big.Float) int {
+	var x, y big.Float
+	return x.Abs(a).Cmp(y.Abs(b))
+}
+
+// negativeRoots returns the real negative roots of c at the working
+// precision prec (bigpoly.RealRoots); the converged flag does not matter,
+// as every candidate is polished and checked on the samples.
+func negativeRoots(c []*big.Float, prec uint) []*big.Float {
+	roots, _ := bigpoly.RealRoots(c, prec)
+	out := roots[:0]
+	for _, v := range roots {
+		if v.Sign() < 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
