@@ -28,8 +28,8 @@ import (
 // fit comes close (decided). Otherwise the measurement gets the sample
 // n = H+2, then economy's samples up to n = 2H and economy's labelling
 // (with its links): more queries, counted in Result.Fallbacks, never a
-// guess. (Extended precision's ladder, frugal_big.go, may stop at
-// n = 2H − 1.)
+// guess. (Extended precision's ladder, frugal_big.go and frugal_line.go,
+// may stop at n = 2H − 2 or 2H − 1.)
 
 // frugalSolution is the largest χ² per sample, under the noise model,
 // of a fit that counts as explaining a frugal measurement's samples:

@@ -22,7 +22,8 @@ import (
 // roundings locates almost none (at 256 bits, 5 of 120 measurements at
 // (6, 4), none at H = 8: float64 cannot tell six poles or more apart from
 // H + 1 samples), and the time it took made frugal slower than economy: a
-// measurement goes to the 2H − 1 samples of plainFrugalRational at once.
+// measurement goes to the 2H − 2 samples of the line family at once
+// (lineFrugal).
 const searchedHeads = deflatedHeads
 
 // frugalPolishes bounds the float64 candidates polished per search.
