@@ -6,6 +6,7 @@ import (
 
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/bigpoly"
+	"headlab/numerics/internal/poles"
 )
 
 // The line family (numerics/MATH.md §3.4): where the float64 search leaves
@@ -39,6 +40,16 @@ import (
 // each, at 256 bits). A solution it drops costs the saving, not a head:
 // the measurement goes on to economy's samples.
 const lineResidues = 1e-9
+
+// lineScreen is the mismatch, relative to the largest |r_h|, beyond which
+// a point of the line is dropped on float64's evaluation of its residues
+// (screenedOut), before any root is found at the working precision: a
+// solution's float64 residues are good to 1e-8 or better where its poles
+// are lineApart apart or more; closer ones are not screened.
+const (
+	lineScreen = 1e-3
+	lineApart  = 1e-3
+)
 
 // lineStarts returns the candidate poles ρ (in head order) of the samples
 // (n, y) of a frugal measurement, y(n) = f0 − Σ_h r_h·n/(n + ρ_h), from the
@@ -142,6 +153,9 @@ func (l *learner) lineStarts(n []float64, y []*big.Float, f0 *big.Float, r []*bi
 		if !positive {
 			continue
 		}
+		if screenedOut(pt, qt, rf, rmax) {
+			continue
+		}
 		roots := negativeRoots(pt, prec)
 		if len(roots) != hc {
 			continue
@@ -178,6 +192,59 @@ func (l *learner) lineStarts(n []float64, y []*big.Float, f0 *big.Float, r []*bi
 		out = append(out, rho)
 	}
 	return out
+}
+
+// screenedOut reports whether the member (p, q) of the line family is
+// clearly not a solution with the residues r (largest |r_h| rmax), on
+// float64's roots of p's rounding: they are all real and negative, and
+// its residues q/p′ there, labelled at least cost, miss the r_h by more
+// than lineScreen. Where float64 cannot tell (a complex pair, two roots
+// closer than lineApart, a root that does not converge) it reports false.
+func screenedOut(p, q []*big.Float, r []float64, rmax float64) bool {
+	hc := len(r)
+	pf := make([]float64, hc+1) // highest degree first, for poles.Roots
+	for k, v := range p {
+		pf[hc-k] = bigFloat64(v)
+	}
+	zs, ok := poles.Roots(pf)
+	if !ok || len(zs) != hc {
+		return false
+	}
+	qf, dp := make([]float64, hc), make([]float64, hc) // ascending
+	for k := range qf {
+		qf[k] = bigFloat64(q[k])
+		dp[k] = float64(k+1) * bigFloat64(p[k+1])
+	}
+	cost := make([][]float64, hc)
+	for i, z := range zs {
+		x := real(z)
+		if !(math.Abs(imag(z)) <= 1e-6*math.Abs(x)) || !(x < 0) {
+			return false
+		}
+		for _, o := range zs[:i] {
+			if !(math.Abs(real(o)-x) > lineApart*math.Abs(x)) {
+				return false // a close pair: float64's residues there are noise
+			}
+		}
+		var qv, dv float64
+		for k := hc - 1; k >= 0; k-- {
+			qv = qv*x + qf[k]
+			dv = dv*x + dp[k]
+		}
+		cost[i] = make([]float64, hc)
+		for h := range cost[i] {
+			cost[i][h] = math.Abs(qv/dv - r[h])
+		}
+	}
+	perm := assign.MinSum(cost)
+	if perm == nil {
+		return false
+	}
+	worst := 0.0
+	for i, h := range perm {
+		worst = math.Max(worst, cost[i][h])
+	}
+	return worst > lineScreen*rmax
 }
 
 // lineSolve solves the m × (m + 1) system a (the right-hand sides in the
