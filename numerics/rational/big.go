@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"headlab/numerics/internal/bigpoly"
 )
 
 // BigOptions tunes FitBig.
@@ -226,8 +228,8 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 				v, _ := rho.Float64()
 				return BigResult{}, &Error{Reason: NonNegativePole, Detail: fmt.Sprintf("a pole at n = %.6g", -v)}
 			}
-			r := horner(pr, t, prec)
-			r.Quo(r, horner(dq, t, prec))
+			r := bigpoly.Eval(pr, t, prec)
+			r.Quo(r, bigpoly.Eval(dq, t, prec))
 			r.Mul(r, half)
 			res.Poles = append(res.Poles, rho)
 			res.Residues = append(res.Residues, r)
@@ -298,16 +300,6 @@ func solveBig(a [][]*big.Float, n int, prec uint) ([]*big.Float, bool) {
 	return x, true
 }
 
-// horner returns Σ c_k t^k.
-func horner(c []*big.Float, t *big.Float, prec uint) *big.Float {
-	y := new(big.Float).SetPrec(prec)
-	for k := len(c) - 1; k >= 0; k-- {
-		y.Mul(y, t)
-		y.Add(y, c[k])
-	}
-	return y
-}
-
 // derivative returns the coefficients of the derivative.
 func derivative(c []*big.Float) []*big.Float {
 	if len(c) <= 1 {
@@ -369,7 +361,7 @@ func realRoots(c []*big.Float, prec uint) ([]*big.Float, error) {
 func bracketRoot(p, dp []*big.Float, lo, hi *big.Float, prec uint) (*big.Float, bool) {
 	num := func() *big.Float { return new(big.Float).SetPrec(prec) }
 	a, b := num().Set(lo), num().Set(hi)
-	fa, fb := horner(p, a, prec), horner(p, b, prec)
+	fa, fb := bigpoly.Eval(p, a, prec), bigpoly.Eval(p, b, prec)
 	if fa.Sign() == 0 {
 		return a, true
 	}
@@ -384,7 +376,7 @@ func bracketRoot(p, dp []*big.Float, lo, hi *big.Float, prec uint) (*big.Float, 
 	x.SetMantExp(x, -1)
 	step := num()
 	for it := 0; it < int(prec)+200; it++ {
-		fx := horner(p, x, prec)
+		fx := bigpoly.Eval(p, x, prec)
 		if fx.Sign() == 0 {
 			return x, true
 		}
@@ -393,7 +385,7 @@ func bracketRoot(p, dp []*big.Float, lo, hi *big.Float, prec uint) (*big.Float, 
 		} else {
 			b.Set(x)
 		}
-		d := horner(dp, x, prec)
+		d := bigpoly.Eval(dp, x, prec)
 		nx := num()
 		ok := d.Sign() != 0
 		if ok {

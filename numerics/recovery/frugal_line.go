@@ -228,8 +228,8 @@ func screenedOut(p, q []*big.Float, r []float64, rmax float64) bool {
 		}
 		var qv, dv float64
 		for k := hc - 1; k >= 0; k-- {
-			qv = qv*x + qf[k]
-			dv = dv*x + dp[k]
+			qv = float64(qv*x) + qf[k]
+			dv = float64(dv*x) + dp[k]
 		}
 		cost[i] = make([]float64, hc)
 		for h := range cost[i] {
