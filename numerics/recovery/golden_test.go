@@ -132,6 +132,11 @@ func TestGoldenBig(t *testing.T) {
 			opt = DefaultOptions(4, 3)
 			opt.Precision, opt.Mode = 192, Frugal
 			run(attention.Random(4, 3, 15), opt)
+			// Beyond the float64 search: every later measurement by the
+			// line family (its roots by bigpoly).
+			opt = DefaultOptions(6, 2)
+			opt.Precision, opt.Mode = 256, Frugal
+			run(attention.Random(6, 2, 16), opt)
 			digest.Check(t, "bigruns", &d)
 		})
 	}
