@@ -16,7 +16,7 @@ import (
 func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
 	H, d := sc.Heads(), sc.State.D
-	p := r.panel(screen, full, fmt.Sprintf("Queries: paper, economy and frugal against the information bound (H = %d)", H), th)
+	p := r.panel(screen, full, fmt.Sprintf("Queries against the information bound (H = %d)", H), th)
 	x, y, w := p.Pad, p.Top, p.W()
 	y += 6 * u
 	mc := muted(th)
@@ -90,10 +90,16 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		{func(w int) int { return recovery.EconomyQueries(H, w) }, th.HeadColor(1)},
 		{func(w int) int { return recovery.PaperQueries(H, w) }, th.HeadColor(0)},
 	}
-	// The curves' names, top-left, in the curves' order from the top: the
-	// curves rise from d = 1, so the corner stays clear of them, where names
-	// at the curves' ends would lie across the close ones (frugal, economy).
+	// The curves' names, top-left, in the curves' order from the top, on a
+	// box of the background over the curves: names at the curves' ends
+	// would lie across the close ones (frugal, economy), and at large H the
+	// curves reach the corner too.
 	legendY := plot.Y + 4*u + bh
+	legendW := 0.0
+	for i := range series {
+		legendW = math.Max(legendW, r.text.Width(rows[i].name))
+	}
+	r.top.Rect(plot.X+4*u, legendY-2*u, legendW+8*u, float64(len(series))*bh+4*u, th.Background)
 	for i, s := range series {
 		for w := 1; w < maxD; w++ {
 			r.smooth.Line(px(w), py(s.f(w)), px(w+1), py(s.f(w+1)), 3*u, s.c)
@@ -101,7 +107,7 @@ func (r *recoveryRenderer) drawModes(screen *ebiten.Image, a *app, sc *scene.Rec
 		for w := 1; w <= maxD; w++ {
 			r.smooth.Disc(px(w), py(s.f(w)), 3.5*u, s.c)
 		}
-		r.lab.put(screen, &r.text, rows[i].name, plot.X+8*u, legendY+float64(len(series)-1-i)*bh, s.c)
+		r.topLab.put(screen, &r.text, rows[i].name, plot.X+8*u, legendY+float64(len(series)-1-i)*bh, s.c)
 	}
 	r.top.StrokeRect(plot.X, plot.Y, plot.W, plot.H, u, th.Axis)
 	r.lab.put(screen, &r.text, "token width d", plot.X+plot.W-r.text.Width("token width d"), plot.Y+plot.H+4*u+bh, mc)

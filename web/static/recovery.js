@@ -164,7 +164,7 @@ export function recovery() {
     if (busy) msg = "Computing the run once; every step after that is instant.";
     else if (f.failed && f.failed.needPrec) msg = "float64 cannot resolve this run (H = " + f.heads + ", d = " + s.d + "): " + f.failed.message;
     else if (f.failed) msg = "The run could not be resolved: " + f.failed.message;
-    else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + sci(f.error) + ".";
+    else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + (f.error === 0 ? "0: every entry equals the truth's to float64's last bit" : sci(f.error)) + ".";
     else msg = "Step to the end (End) to see the recovered heads.";
     if (s.view === "sweep" && f.sweep && f.sweep.refused) msg = f.sweep.refused;
     setText(els.status, msg);
