@@ -58,10 +58,12 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 			}
 			next := len(rf.N) + 1
 			// One more sample can settle two solutions, not a search that
-			// located none: that goes to economy's samples at once.
+			// located none: that goes on at once, to the line family's
+			// samples and then economy's.
 			if next >= 2*l.h0 || next > hc+2 || !located {
 				// The line family of 2H − 2 samples (lineStarts) finds
-				// every solution where float64's roots do.
+				// every solution whose poles its roots, at the working
+				// precision, tell apart.
 				if hc == l.h0 && hc >= 3 {
 					for n := next; n <= 2*hc-2; n++ {
 						l.planned++

@@ -133,7 +133,8 @@ func RealRoots(c []*big.Float, prec uint) ([]*big.Float, bool) {
 type cplx struct{ re, im *big.Float }
 
 // aberth refines the roots z0 of c by the Aberth–Ehrlich iteration at
-// prec + guard bits until every step is below 2^−prec of its root.
+// prec + guard bits until every root is frozen (below), and reports
+// whether that happened within maxIterations.
 func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
 	wp := prec + guard
 	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
