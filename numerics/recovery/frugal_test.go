@@ -403,3 +403,31 @@ func TestLineStarts(t *testing.T) {
 		}
 	}
 }
+
+// Beyond the float64 search (H = 6 and 8, d = 2, 256 bits) every later
+// measurement is settled by the line family: held-out layers resolve with
+// error ≤ 1e-20 in exactly FrugalQueries + (d² − d)(H − 3) queries, the
+// 2H − 2 samples of each later measurement where economy takes 2H.
+func TestFrugalLineFamily(t *testing.T) {
+	const d = 2
+	for _, H := range []int{6, 8} {
+		for s := 0; s < 4; s++ {
+			seed := frugalSeeds + 5000 + uint64(s)
+			layer := attention.Random(H, d, seed)
+			opt := DefaultOptions(H, d)
+			opt.Mode, opt.Seed, opt.Precision = Frugal, seed, 256
+			res, err := LearnBig(BigLayerOracle(layer, opt.Precision), opt)
+			if err != nil {
+				t.Errorf("H = %d, seed %d: %v", H, seed, err)
+				continue
+			}
+			if e := bigLayerError(t, res, attention.Canonical(layer, 1e-12)); !(e <= 1e-20) {
+				t.Errorf("H = %d, seed %d: error %.3g above 1e-20", H, seed, e)
+			}
+			if want := FrugalQueries(H, d) + (d*d-d)*(H-3); res.Queries != want {
+				t.Errorf("H = %d, seed %d: %d queries, want %d (the line family's 2H − 2 samples a later measurement)", H, seed, res.Queries, want)
+			}
+			checkFrugalTrace(t, "line", res, H, d)
+		}
+	}
+}
