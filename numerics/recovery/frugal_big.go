@@ -117,18 +117,30 @@ func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
 // family of its samples (lineStarts), polished on all of them
 // (settleFrugal).
 func (l *learner) lineFrugal(k, hc int) (p []*big.Float, ok bool) {
-	x := l.x
-	rf := &l.res.Trace.RFs[k]
+	f0, r := l.frugalTerms(k, hc)
+	return l.settleFrugal(k, f0, r, l.lineStarts(l.res.Trace.RFs[k].N, l.bigAnswers(k), f0, r))
+}
+
+// frugalTerms returns, at the working precision, F(0) = Σ_h v_h·z and the
+// known r_h of frugal measurement k (modelTerms).
+func (l *learner) frugalTerms(k, hc int) (f0 *big.Float, r []*big.Float) {
 	_, r, vz := l.modelTerms(k, hc)
-	f0 := x.num()
+	f0 = l.x.num()
 	for h := 0; h < hc; h++ {
 		f0.Add(f0, vz[h])
 	}
+	return f0, r
+}
+
+// bigAnswers returns the answers of RF k at the working precision, in the
+// order of its samples.
+func (l *learner) bigAnswers(k int) []*big.Float {
+	rf := &l.res.Trace.RFs[k]
 	y := make([]*big.Float, len(rf.N))
 	for s, qi := range rf.Query {
-		y[s] = x.ans[qi]
+		y[s] = l.x.ans[qi]
 	}
-	return l.settleFrugal(k, f0, r, l.lineStarts(rf.N, y, f0, r))
+	return y
 }
 
 // plainFrugalRational fits frugal measurement k of column j, asked at
@@ -161,11 +173,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		return nil, false, false
 	}
 	x := l.x
-	_, r, vz := l.modelTerms(k, hc)
-	f0 := x.num()
-	for h := 0; h < hc; h++ {
-		f0.Add(f0, vz[h])
-	}
+	f0, r := l.frugalTerms(k, hc)
 	// The float64 search on the roundings.
 	f0f, _ := f0.Float64()
 	rr := roundVec(r)
@@ -256,10 +264,7 @@ func (l *learner) settleFrugal(k int, f0 *big.Float, r []*big.Float, starts [][]
 	x := l.x
 	hc := len(r)
 	rf := &l.res.Trace.RFs[k]
-	y := make([]*big.Float, len(rf.N))
-	for s, qi := range rf.Query {
-		y[s] = x.ans[qi]
-	}
+	y := l.bigAnswers(k)
 	var sols [][]*big.Float
 	var solf [][]float64
 	for _, c := range starts {

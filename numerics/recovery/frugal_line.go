@@ -161,28 +161,16 @@ func (l *learner) lineStarts(n []float64, y []*big.Float, f0 *big.Float, r []*bi
 			continue
 		}
 		// Label the poles by their residues Q(x)/P′(x), nearest the r_h.
-		dp := bigpoly.Deriv(pt, prec)
-		cost := make([][]float64, hc)
-		for i, xr := range roots {
-			res := bigpoly.Eval(qt, xr, prec)
-			res.Quo(res, bigpoly.Eval(dp, xr, prec))
-			rv := bigFloat64(res)
-			cost[i] = make([]float64, hc)
-			for h := range cost[i] {
-				cost[i][h] = math.Abs(rv - rf[h])
-			}
-		}
-		perm := assign.MinSum(cost)
-		if perm == nil {
-			continue
-		}
 		// A solution's residues are the r_h but for the noise: polish only
 		// the points of the line whose residues are near them.
-		worst := 0.0
-		for i, h := range perm {
-			worst = math.Max(worst, cost[i][h])
+		dp := bigpoly.Deriv(pt, prec)
+		res := make([]float64, hc)
+		for i, xr := range roots {
+			v := bigpoly.Eval(qt, xr, prec)
+			res[i] = bigFloat64(v.Quo(v, bigpoly.Eval(dp, xr, prec)))
 		}
-		if !(worst <= lineResidues*rmax) {
+		perm, worst := residueLabels(res, rf)
+		if perm == nil || !(worst <= lineResidues*rmax) {
 			continue
 		}
 		rho := make([]*big.Float, hc)
@@ -215,7 +203,7 @@ func screenedOut(p, q []*big.Float, r []float64, rmax float64) bool {
 		qf[k] = bigFloat64(q[k])
 		dp[k] = float64(k+1) * bigFloat64(p[k+1])
 	}
-	cost := make([][]float64, hc)
+	res := make([]float64, hc)
 	for i, z := range zs {
 		x := real(z)
 		if !(math.Abs(imag(z)) <= 1e-6*math.Abs(x)) || !(x < 0) {
@@ -231,20 +219,29 @@ func screenedOut(p, q []*big.Float, r []float64, rmax float64) bool {
 			qv = float64(qv*x) + qf[k]
 			dv = float64(dv*x) + dp[k]
 		}
-		cost[i] = make([]float64, hc)
-		for h := range cost[i] {
-			cost[i][h] = math.Abs(qv/dv - r[h])
+		res[i] = qv / dv
+	}
+	perm, worst := residueLabels(res, r)
+	return perm != nil && worst > lineScreen*rmax
+}
+
+// residueLabels labels poles whose residues are res by the known r_h at
+// least total mismatch (assign.MinSum): perm[i] is pole i's head. It
+// returns the labelling with its largest mismatch, nil where there is
+// none.
+func residueLabels(res, r []float64) (perm []int, worst float64) {
+	cost := make([][]float64, len(res))
+	for i, v := range res {
+		cost[i] = make([]float64, len(r))
+		for h := range r {
+			cost[i][h] = math.Abs(v - r[h])
 		}
 	}
-	perm := assign.MinSum(cost)
-	if perm == nil {
-		return false
-	}
-	worst := 0.0
+	perm = assign.MinSum(cost)
 	for i, h := range perm {
 		worst = math.Max(worst, cost[i][h])
 	}
-	return worst > lineScreen*rmax
+	return perm, worst
 }
 
 // lineSolve solves the m × (m + 1) system a (the right-hand sides in the
