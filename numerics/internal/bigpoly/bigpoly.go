@@ -16,6 +16,7 @@ package bigpoly
 import (
 	"math"
 	"math/big"
+	"math/cmplx"
 
 	"headlab/numerics/internal/poles"
 )
@@ -119,7 +120,11 @@ func RealRoots(c []*big.Float, prec uint) ([]*big.Float, bool) {
 	if zs == nil {
 		return nil, false
 	}
-	z, converged := aberth(c, zs, prec)
+	starts := splitPairs(c, zs, prec+guard)
+	if out, ok := newtonRoots(c, starts, prec); ok {
+		return out, true
+	}
+	z, converged, _ := aberth(c, starts, prec)
 	var out []*big.Float
 	for _, r := range z {
 		if r.im.Sign() == 0 || r.re.Sign() != 0 && r.im.MantExp(nil)-r.re.MantExp(nil) < -int(prec)/4 {
@@ -129,19 +134,184 @@ func RealRoots(c []*big.Float, prec uint) ([]*big.Float, bool) {
 	return out, converged
 }
 
+// Where every start is plainly real or plainly complex, the real ones
+// are refined each alone by Newton's method (a tenth of the simultaneous
+// iteration's work); the complex ones are left out.
+const (
+	realStart    = 1e-12 // |Im| below this part of |Re|: a real start
+	complexStart = 1e-4  // |Im| above this part of |z|: a complex root
+	newtonMove   = 1e-6  // the farthest, relative, a real root may move
+)
+
+// newtonRoots refines the real starts among z (at prec + guard bits) by
+// Newton's method, frozen as aberth freezes a root, and returns them at
+// prec bits. It reports false, for aberth to decide, where a start is
+// neither plainly real nor plainly complex, or a refinement does not
+// converge, moves a root farther than newtonMove, or ends on another's
+// root.
+func newtonRoots(c []*big.Float, z []cplx, prec uint) ([]*big.Float, bool) {
+	wp := prec + guard
+	var xs []*big.Float
+	for _, v := range z {
+		re, _ := v.re.Float64()
+		im, _ := v.im.Float64()
+		switch {
+		case math.Abs(im) <= realStart*math.Abs(re):
+			xs = append(xs, v.re)
+		case math.Abs(im) >= complexStart*math.Hypot(re, im):
+		default:
+			return nil, false
+		}
+	}
+	p, dp, ab, az, t := new(big.Float).SetPrec(wp), new(big.Float).SetPrec(wp), new(big.Float).SetPrec(wp), new(big.Float).SetPrec(wp), new(big.Float).SetPrec(wp)
+	out := make([]*big.Float, len(xs))
+	for i, x0 := range xs {
+		x := new(big.Float).SetPrec(wp).Set(x0)
+		done := false
+		for it := 0; it < maxIterations && !done; it++ {
+			p.SetInt64(0)
+			dp.SetInt64(0)
+			ab.SetInt64(0)
+			az.Abs(x)
+			for j := len(c) - 1; j >= 0; j-- {
+				dp.Mul(dp, x)
+				dp.Add(dp, p)
+				p.Mul(p, x)
+				p.Add(p, c[j])
+				ab.Mul(ab, az)
+				ab.Add(ab, t.Abs(c[j]))
+			}
+			if t.Abs(p).Cmp(ab.SetMantExp(ab, -int(prec))) <= 0 {
+				done = true
+				break
+			}
+			if dp.Sign() == 0 {
+				return nil, false
+			}
+			t.Quo(p, dp)
+			x.Sub(x, t)
+			if x.IsInf() {
+				return nil, false
+			}
+			done = t.Sign() == 0 || t.MantExp(nil) < x.MantExp(nil)-int(prec)
+		}
+		if !done {
+			return nil, false
+		}
+		// Still near its start, and not on another root's.
+		t.Sub(x, x0)
+		if t.Sign() != 0 && t.MantExp(nil) > x.MantExp(nil)+int(math.Floor(math.Log2(newtonMove))) {
+			return nil, false
+		}
+		for _, o := range out[:i] {
+			t.Sub(x, o)
+			if t.Sign() == 0 || t.MantExp(nil) < x.MantExp(nil)-int(prec)/2 {
+				return nil, false
+			}
+		}
+		out[i] = x
+	}
+	for i, x := range out {
+		out[i] = new(big.Float).SetPrec(prec).Set(x)
+	}
+	return out, true
+}
+
 // cplx is a complex number at the iteration's precision.
 type cplx struct{ re, im *big.Float }
 
-// aberth refines the roots z0 of c by the Aberth–Ehrlich iteration at
-// prec + guard bits until every root is frozen (below), and reports
-// whether that happened within maxIterations.
-func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
-	wp := prec + guard
+// pairSpread is the distance, relative to their size, within which two of
+// float64's roots are taken for a pair of close roots (splitPairs): two
+// real roots closer than about 1e-8 come out of float64's rounding as a
+// complex pair, or as two estimates of one point.
+const pairSpread = 1e-5
+
+// splitPairs returns float64's roots zs of c at wp bits, each pair of them
+// closer than pairSpread (and no other root as close) replaced by the
+// roots of c's quadratic Taylor model at their midpoint,
+// c(m + δ) ≈ c(m) + c′(m)δ + c″(m)δ²/2, solved at wp bits, where those
+// are real. From float64's estimates, which sit at one point of the pair,
+// Aberth's iteration moves the two apart only slowly (twenty steps for a
+// pair 1e-15 apart at 256 bits); from the model's roots, good to about the
+// pair's spread relative to the other roots' distance, it converges in a
+// few, and Newton's method alone refines each (newtonRoots).
+func splitPairs(c []*big.Float, zs []complex128, wp uint) []cplx {
 	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
-	z := make([]cplx, len(z0))
-	for k, v := range z0 {
+	z := make([]cplx, len(zs))
+	for k, v := range zs {
 		z[k] = cplx{num().SetFloat64(real(v)), num().SetFloat64(imag(v))}
 	}
+	near := func(a, b complex128) bool {
+		return cmplx.Abs(a-b) <= pairSpread*math.Max(cmplx.Abs(a), cmplx.Abs(b))
+	}
+	for i := range zs {
+		mate, count := -1, 0
+		for j := range zs {
+			if j != i && near(zs[i], zs[j]) {
+				mate, count = j, count+1
+			}
+		}
+		if count != 1 || mate < i {
+			continue
+		}
+		others := 0
+		for j := range zs {
+			if j != mate && j != i && near(zs[mate], zs[j]) {
+				others++
+			}
+		}
+		m := (zs[i] + zs[mate]) / 2
+		if others > 0 || math.Abs(imag(m)) > pairSpread*cmplx.Abs(m) {
+			continue // a cluster of more, or a pair off the real axis
+		}
+		// Taylor coefficients at m by three passes of synthetic division.
+		mid := num().SetFloat64(real(m))
+		t := make([]*big.Float, len(c))
+		for k := range c {
+			t[k] = num().Set(c[k])
+		}
+		var a [3]*big.Float
+		for pass := 0; pass < 3; pass++ {
+			for k := len(t) - 2; k >= pass; k-- {
+				t[k].Add(t[k], num().Mul(t[k+1], mid))
+			}
+			a[pass] = t[pass]
+		}
+		if a[2].Sign() == 0 {
+			continue
+		}
+		// a₂δ² + a₁δ + a₀ = 0.
+		disc := num().Mul(a[1], a[1])
+		disc.Sub(disc, num().Mul(num().Mul(a[0], a[2]), num().SetInt64(4)))
+		if disc.Sign() < 0 {
+			// The model's roots are a complex pair. Near a real pair
+			// closer still, or a multiple root, the neglected terms
+			// can make them so: float64's estimates, which the
+			// iteration refines to either, are left as they are.
+			continue
+		}
+		sq := num().Sqrt(disc)
+		if a[1].Sign() < 0 {
+			sq.Neg(sq)
+		}
+		q := num().Add(a[1], sq)
+		q.Neg(q).Quo(q, num().SetInt64(2)) // q = −(a₁ + sign(a₁)√disc)/2
+		if q.Sign() == 0 {
+			continue
+		}
+		z[i] = cplx{num().Add(mid, num().Quo(q, a[2])), num()}
+		z[mate] = cplx{num().Add(mid, num().Quo(a[0], q)), num()}
+	}
+	return z
+}
+
+// aberth refines the roots z of c (at prec + guard bits) by the
+// Aberth–Ehrlich iteration until every root is frozen (below), and
+// reports whether that happened within maxIterations, and the steps it
+// took.
+func aberth(c []*big.Float, z []cplx, prec uint) ([]cplx, bool, int) {
+	wp := prec + guard
+	num := func() *big.Float { return new(big.Float).SetPrec(wp) }
 	// Scratch numbers, reused by every step.
 	t1, t2, t3, t4 := num(), num(), num(), num()
 	pr, pi, dr, di := num(), num(), num(), num()
@@ -218,7 +388,7 @@ func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
 			done = false
 			// w = p/p′; s = Σ_{j≠k} 1/(z_k − z_j); step = w/(1 − w·s).
 			if !div(wr, wi, pr, pi, dr, di) {
-				return z, false
+				return z, false, it
 			}
 			sr.SetInt64(0)
 			si.SetInt64(0)
@@ -233,7 +403,7 @@ func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
 				t2.Mul(xi, xi)
 				t1.Add(t1, t2)
 				if t1.Sign() == 0 {
-					return z, false
+					return z, false, it
 				}
 				sr.Add(sr, t2.Quo(xr, t1))
 				si.Sub(si, t2.Quo(xi, t1))
@@ -248,20 +418,20 @@ func aberth(c []*big.Float, z0 []complex128, prec uint) ([]cplx, bool) {
 			xi.Add(t3, t4)
 			xi.Neg(xi)
 			if !div(qr, qi, wr, wi, xr, xi) {
-				return z, false
+				return z, false, it
 			}
 			zr.Sub(zr, qr)
 			zi.Sub(zi, qi)
 			if qr.IsInf() || qi.IsInf() {
-				return z, false
+				return z, false, it
 			}
 			frozen[k] = small(qr, qi, zr, zi, prec)
 		}
 		if done {
-			return z, true
+			return z, true, it
 		}
 	}
-	return z, false
+	return z, false, maxIterations
 }
 
 // small reports whether the step (qr, qi) is below 2^−prec of the root
