@@ -197,7 +197,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	// As in float64 (labelFrugal): the first rungs, on every pass, then
 	// the full search, until some fit explains the rounded samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
-	lb := l.firstPoles(q, starts, mu, width, lo, hi, true, explains)
+	lb := l.firstPoles(q, starts, mu, width, lo, hi, true, true, explains)
 	if !explains(lb) {
 		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
 	}

@@ -404,13 +404,14 @@ func TestLineStarts(t *testing.T) {
 	}
 }
 
-// Beyond the float64 search (H = 6 and 8, d = 2, 256 bits) every later
+// Where the float64 search does not run (in extended precision from
+// H = searchedHeads + 1; here H = 5, 6 and 8, d = 2, 256 bits) every later
 // measurement is settled by the line family: held-out layers resolve with
 // error ≤ 1e-20 in exactly FrugalQueries + (d² − d)(H − 3) queries, the
 // 2H − 2 samples of each later measurement where economy takes 2H.
 func TestFrugalLineFamily(t *testing.T) {
 	const d = 2
-	for _, H := range []int{6, 8} {
+	for _, H := range []int{searchedHeads + 1, 6, 8} {
 		for s := 0; s < 4; s++ {
 			seed := frugalSeeds + 5000 + uint64(s)
 			layer := attention.Random(H, d, seed)

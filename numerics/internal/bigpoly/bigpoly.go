@@ -3,13 +3,16 @@
 // and their real roots to the working precision.
 //
 // RealRoots starts from float64's roots of the polynomial's rounding
-// (poles.Roots, the Aberth–Ehrlich iteration) and refines all of them
-// together by the same iteration in complex arithmetic at the working
-// precision. Refining each root alone by Newton's method would lose the
-// roots float64 cannot separate: two real roots closer than about the
-// square root of float64's precision come out of the rounding as a complex
-// pair, and the simultaneous iteration, which keeps every estimate away
-// from the others, splits them again. Pure Go on math/big: the same bits
+// (poles.Roots, the Aberth–Ehrlich iteration) and refines them at the
+// working precision. Two real roots closer than about the square root of
+// float64's precision come out of the rounding as a complex pair, or as
+// two estimates of one point: such a pair starts instead from the real
+// roots of the polynomial's quadratic model at its midpoint (splitPairs).
+// Where every start is then plainly real or plainly complex, each real one
+// is refined alone by Newton's method (newtonRoots); otherwise, or where
+// Newton's method does not settle, all of them are refined together by
+// the Aberth–Ehrlich iteration in complex arithmetic (aberth), which keeps
+// every estimate away from the others. Pure Go on math/big: the same bits
 // natively and under GOOS=js.
 package bigpoly
 
