@@ -61,8 +61,8 @@ func TestGolden(t *testing.T) {
 			opt = DefaultOptions(3, 2)
 			opt.Tolerance = 1e-9
 			run(attention.Random(3, 2, 4), opt, 1e-9)
-			// Frugal mode: poles by elimination (H = 3) and, where the
-			// quick search fails, by homotopy (H = 4).
+			// Frugal mode: poles by elimination (H = 3) and by the
+			// deflated and quick searches (H = 4).
 			opt = DefaultOptions(3, 3)
 			opt.Mode = Frugal
 			run(attention.Random(3, 3, 5), opt, 0)

@@ -311,7 +311,7 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 		known := "C = V·a is not known yet: 2H+1 samples, n = 0…2H."
 		switch {
 		case r.frugalRF(rf):
-			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided).", rf.I+1)
+			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided; from H = 5 in extended precision 2H−2 at once, and the real roots of one polynomial).", rf.I+1)
 		case rf.KnownC:
 			known = "C = V·a is known from earlier functions: 2H samples, n = 1…2H."
 		}
