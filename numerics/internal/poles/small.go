@@ -127,33 +127,72 @@ func eliminate(r, n, w []float64) (Result, error) {
 			res.Lost++
 			continue
 		}
+		// x0 is head g's root of D_τ: the other two are the roots of
+		// D_τ/(x − x0), in either order.
 		d, _ := member(tau)
-		ys, ok := polyRoots(d)
+		rest, ok := deflatedRoots(d, x0)
 		if !ok {
 			res.Lost++
 			continue
 		}
-		// The root nearest x0 is head g's; the other two in either order.
-		near := 0
-		for k := range ys {
-			if abs2(ys[k]-x0) < abs2(ys[near]-x0) {
-				near = k
-			}
-		}
-		rest := make([]complex128, 0, 2)
-		for k := range ys {
-			if k != near {
-				rest = append(rest, ys[k])
-			}
-		}
 		for _, order := range [][2]int{{0, 1}, {1, 0}} {
 			s := make([]complex128, 3)
-			s[g] = -ys[near]
+			s[g] = -x0
 			s[others[0]], s[others[1]] = -rest[order[0]], -rest[order[1]]
 			res.Solutions = append(res.Solutions, s)
 		}
 	}
 	return res, nil
+}
+
+// deflatedRoots returns the two roots of the monic cubic d (highest
+// first) other than its root x0: those of the quotient d/(x − x0), a
+// quadratic solved in closed form, each then refined by one Newton step
+// on d (which undoes most of the error x0 leaves in the quotient). Where
+// the quotient's roots are not finite it reports false.
+func deflatedRoots(d []complex128, x0 complex128) ([2]complex128, bool) {
+	// x² + p·x + q = d/(x − x0), by synthetic division.
+	p := d[1] + x0
+	q := d[2] + mul(p, x0)
+	sd := csqrt(mul(p, p) - scale(q, 4))
+	// The sign that adds to p, so that y1 carries no cancellation.
+	if float64(real(p)*real(sd))+float64(imag(p)*imag(sd)) < 0 {
+		sd = -sd
+	}
+	y := [2]complex128{scale(p+sd, -0.5), 0}
+	if abs2(y[0]) > 0 {
+		y[1] = div(q, y[0])
+	}
+	for k := range y {
+		v, dv := horner(d, y[k])
+		if abs2(dv) > 0 {
+			y[k] -= div(v, dv)
+		}
+		if math.IsNaN(real(y[k])) || math.IsNaN(imag(y[k])) || math.IsInf(real(y[k]), 0) || math.IsInf(imag(y[k]), 0) {
+			return y, false
+		}
+	}
+	return y, true
+}
+
+// csqrt returns the principal square root of z (its real part ≥ 0), with
+// every product rounded explicitly (complex.go).
+func csqrt(z complex128) complex128 {
+	a, b := real(z), imag(z)
+	s := math.Max(math.Abs(a), math.Abs(b))
+	if s == 0 || math.IsInf(s, 0) || math.IsNaN(s) {
+		return complex(math.Sqrt(s), 0)
+	}
+	a, b = a/s, b/s
+	m := math.Sqrt(float64(a*a) + float64(b*b))
+	t := math.Sqrt((m + math.Abs(a)) / 2)
+	var r complex128
+	if a >= 0 {
+		r = complex(t, b/(2*t))
+	} else {
+		r = complex(math.Abs(b)/(2*t), math.Copysign(t, b))
+	}
+	return scale(r, math.Sqrt(s))
 }
 
 // family solves the m × c system a·x = b, c ∈ {m, m + 1}, by Gaussian
