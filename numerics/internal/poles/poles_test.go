@@ -191,3 +191,36 @@ func TestRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherRoots checks the other two roots of a cubic with one root
+// known, exactly or to 1e-9: real, complex, and a pair 1e-4 apart.
+func TestOtherRoots(t *testing.T) {
+	cubic := func(a, b, c complex128) []complex128 {
+		return []complex128{1, -(a + b + c), mul(a, b) + mul(a, c) + mul(b, c), -mul(mul(a, b), c)}
+	}
+	for _, c := range []struct {
+		x0, y1, y2 complex128
+		off        float64
+		tol        float64
+	}{
+		{2, 1, 3, 0, 1e-14},
+		{2, 1, 3, 1e-9, 1e-12},
+		{1, 1i, -1i, 0, 1e-14},
+		{-0.5, 4, 4.0001, 1e-9, 1e-9},
+		{3, -2 + 1i, -2 - 1i, 1e-9, 1e-12},
+	} {
+		_, y, ok := otherRoots(cubic(c.x0, c.y1, c.y2), c.x0+complex(c.off, 0))
+		if !ok {
+			t.Errorf("%v: refused", c)
+			continue
+		}
+		if abs2(y[0]-c.y1) > abs2(y[0]-c.y2) {
+			y[0], y[1] = y[1], y[0]
+		}
+		for k, want := range []complex128{c.y1, c.y2} {
+			if d := abs2(y[k] - want); !(d <= c.tol*c.tol*(1+abs2(want))) {
+				t.Errorf("%v: root %v, want %v", c, y[k], want)
+			}
+		}
+	}
+}

@@ -13,9 +13,10 @@ import "math"
 // For H = 3 the family is a line, (e, q) = a + τ·b. The pole x = −ρ_g of
 // a head g satisfies D_τ(x) = 0 and G_τ(x) = Q_τ(x) − r_g·D′_τ(x) = 0 (its
 // residue is r_g), two equations affine in τ: eliminating τ leaves
-// E(x) = Da(x)·Gb(x) − Db(x)·Ga(x) = 0, a quartic. Each of its roots
-// gives τ, D_τ's other two roots are the other heads' poles, in either
-// order. The head g is the one with the largest |r_g|.
+// E(x) = Da(x)·Gb(x) − Db(x)·Ga(x) = 0, a quartic. Each of its roots x0
+// gives τ, and D_τ's other two roots, those of the quadratic
+// D_τ(x)/(x − x0), are the other heads' poles, in either order. The head
+// g is the one with the largest |r_g|.
 
 // eliminate returns the labelled solutions for H ≤ 3 (see above).
 func eliminate(r, n, w []float64) (Result, error) {
@@ -127,17 +128,17 @@ func eliminate(r, n, w []float64) (Result, error) {
 			res.Lost++
 			continue
 		}
-		// x0 is head g's root of D_τ: the other two are the roots of
-		// D_τ/(x − x0), in either order.
+		// Head g's root of D_τ is at x0; the other two, in either
+		// order, are the other heads'.
 		d, _ := member(tau)
-		rest, ok := deflatedRoots(d, x0)
+		xg, rest, ok := otherRoots(d, x0)
 		if !ok {
 			res.Lost++
 			continue
 		}
 		for _, order := range [][2]int{{0, 1}, {1, 0}} {
 			s := make([]complex128, 3)
-			s[g] = -x0
+			s[g] = -xg
 			s[others[0]], s[others[1]] = -rest[order[0]], -rest[order[1]]
 			res.Solutions = append(res.Solutions, s)
 		}
@@ -145,11 +146,58 @@ func eliminate(r, n, w []float64) (Result, error) {
 	return res, nil
 }
 
-// deflatedRoots returns the two roots of the monic cubic d (highest
-// first) other than its root x0: those of the quotient d/(x − x0), a
-// quadratic solved in closed form, each then refined by one Newton step
-// on d (which undoes most of the error x0 leaves in the quotient). Where
-// the quotient's roots are not finite it reports false.
+// otherRoots returns the root of the monic cubic d (highest first) at x0
+// and its other two. Fast: the quotient d/(x − x0), a quadratic solved in
+// closed form, each of its roots refined by one Newton step on d. That
+// is kept where d is within rounding of 0 at x0 and at both roots
+// (rootTol of the size of its terms); otherwise, as where two roots are
+// close and x0 is off by more than rounding, all three come from the
+// Aberth–Ehrlich iteration, the root nearest x0 first. It reports false
+// where no roots were found.
+func otherRoots(d []complex128, x0 complex128) (complex128, [2]complex128, bool) {
+	if y, ok := deflatedRoots(d, x0); ok && isRoot(d, x0) && isRoot(d, y[0]) && isRoot(d, y[1]) {
+		return x0, y, true
+	}
+	ys, ok := polyRoots(d)
+	if !ok {
+		return 0, [2]complex128{}, false
+	}
+	near := 0
+	for k := range ys {
+		if abs2(ys[k]-x0) < abs2(ys[near]-x0) {
+			near = k
+		}
+	}
+	var rest [2]complex128
+	m := 0
+	for k := range ys {
+		if k != near {
+			rest[m] = ys[k]
+			m++
+		}
+	}
+	return ys[near], rest, true
+}
+
+// rootTol is how far from 0, relative to the size of its terms, a
+// polynomial's value at a computed root may be: rounding leaves a few
+// units of 1e-16.
+const rootTol = 1e-13
+
+// isRoot reports whether |d(y)| is within rootTol of Σ_k |d_k|·|y|^k.
+func isRoot(d []complex128, y complex128) bool {
+	v, _ := horner(d, y)
+	ay := math.Sqrt(abs2(y))
+	var size float64
+	for _, c := range d {
+		size = float64(size*ay) + math.Sqrt(abs2(c))
+	}
+	return abs2(v) <= float64(rootTol*rootTol)*float64(size*size)
+}
+
+// deflatedRoots returns the roots of the quotient of the monic cubic d
+// (highest first) by x − x0, each refined by one Newton step on d, and
+// whether they are finite.
 func deflatedRoots(d []complex128, x0 complex128) ([2]complex128, bool) {
 	// x² + p·x + q = d/(x − x0), by synthetic division.
 	p := d[1] + x0
