@@ -28,6 +28,11 @@ func scale(a complex128, s float64) complex128 {
 	return complex(float64(real(a)*s), float64(imag(a)*s))
 }
 
+// finite reports whether neither part of a is NaN or infinite.
+func finite(a complex128) bool {
+	return !math.IsNaN(real(a)) && !math.IsNaN(imag(a)) && !math.IsInf(real(a), 0) && !math.IsInf(imag(a), 0)
+}
+
 func abs2(a complex128) float64 {
 	return float64(real(a)*real(a)) + float64(imag(a)*imag(a))
 }
@@ -62,7 +67,7 @@ func solve(a [][]complex128, b, x []complex128) bool {
 			v -= mul(a[r][k], x[k])
 		}
 		x[r] = div(v, a[r][r])
-		if math.IsNaN(real(x[r])) || math.IsNaN(imag(x[r])) || math.IsInf(real(x[r]), 0) || math.IsInf(imag(x[r]), 0) {
+		if !finite(x[r]) {
 			return false
 		}
 	}

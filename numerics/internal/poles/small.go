@@ -216,7 +216,7 @@ func deflatedRoots(d []complex128, x0 complex128) ([2]complex128, bool) {
 		if abs2(dv) > 0 {
 			y[k] -= div(v, dv)
 		}
-		if math.IsNaN(real(y[k])) || math.IsNaN(imag(y[k])) || math.IsInf(real(y[k]), 0) || math.IsInf(imag(y[k]), 0) {
+		if !finite(y[k]) {
 			return y, false
 		}
 	}
