@@ -446,9 +446,12 @@ function start() {
     $("landing-title").focus();
   });
   tours.load();
-  // If the canvas loaded before this module ran, start now.
+  // If the canvas loaded, or failed to start, before this module ran, say
+  // so now.
   try {
-    if (frame.contentWindow && frame.contentWindow.headlabCanvas) onLoaded();
+    const w = frame.contentWindow;
+    if (w && w.headlabCanvas) onLoaded();
+    else if (w && w.headlabCanvasFailed) showNotices([String(w.headlabCanvasFailed)]);
   } catch (e) {
     showNotices(["the canvas frame is not reachable: " + e]);
   }

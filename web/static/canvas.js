@@ -6,9 +6,13 @@
 (function () {
   const url = "../__WASM_canvas__";
   const go = new Go();
+  // A failure is kept on this window too: the host page's module may not
+  // have run yet (a blocked fetch fails at once), and then reads it there.
   const fail = (err) => {
+    const msg = "the canvas could not start: " + err;
+    window.headlabCanvasFailed = msg;
     const host = window.parent && window.parent.headlabHost;
-    if (host && host.error) host.error("the canvas could not start: " + err);
+    if (host && host.error) host.error(msg);
   };
   // The compiled module goes to the compute worker's client too: the
   // worker runs this same program (wasm/canvas starts the compute loop
