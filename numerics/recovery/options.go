@@ -105,8 +105,9 @@ type Options struct {
 	// Seed draws the learner's random bases.
 	Seed uint64
 	// Tolerance is the oracle's relative accuracy ε: each answer F is taken
-	// to be accurate to ε·(|F| + s), s the RMS of all answers. Zero means an
-	// exact float64 oracle (ε = 1e-16).
+	// to be accurate to ε·(|F| + s), s the RMS of the answers of the RFs
+	// on z_1 (the same queries in every mode). Zero means an exact float64
+	// oracle (ε = 1e-16).
 	Tolerance float64
 	// Spread is κ in the scale c = κ√d of the copied token a = z − c·u, so
 	// that the log-poles p_h have spread about κ for weights of size 1/√d

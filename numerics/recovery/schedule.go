@@ -20,7 +20,7 @@ type learner struct {
 	c    float64 // scale of u in a = z − c·u
 	u, z [][]float64
 	eps  float64
-	s    float64 // RMS of the schedule's answers, the noise model's scale
+	s    float64 // RMS of the answers on z_1, the noise model's scale
 
 	res   Result
 	specs []*spec   // per RF
@@ -210,6 +210,14 @@ func (l *learner) schedule() error {
 		}
 		l.first = append(l.first, m, lk)
 	}
+	// The noise model's scale comes from the RFs on z_1, which every mode
+	// asks alike, so that column one is learned bit for bit the same in
+	// every mode: frugal knows no other answers when it learns it.
+	var ss float64
+	for _, y := range l.ans {
+		ss += float64(y * y)
+	}
+	l.s = math.Sqrt(ss / float64(len(l.ans)))
 	l.cols = make([][]int, d)
 	for j := 1; j < d && l.opt.Mode != Frugal; j++ {
 		var col []int
@@ -238,11 +246,6 @@ func (l *learner) schedule() error {
 		}
 		l.cols[j] = col
 	}
-	var ss float64
-	for _, y := range l.ans {
-		ss += float64(y * y)
-	}
-	l.s = math.Sqrt(ss / float64(len(l.ans)))
 	return nil
 }
 
