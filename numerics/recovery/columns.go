@@ -205,33 +205,42 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 			se[h] = math.Inf(1)
 		}
 	}
-	// Two heads with nearly equal poles, as seen from samples at n ≥ 1
-	// (close in log ρ, or both near n = 0), are split by the samples only
-	// at second order, which has two roots: the fit may sit on the wrong
-	// one with a small local error. A head whose term barely moves the
-	// samples is placed by them no better. Such heads count as only
-	// roughly located by this RF.
-	var scale float64
-	for _, r := range smp {
-		scale = math.Max(scale, math.Abs(r.y)+l.s)
+	n, y := make([]float64, len(smp)), make([]float64, len(smp))
+	for i, r := range smp {
+		n[i], y[i] = r.n, r.y
 	}
-	for a := 0; a < hc; a++ {
-		ra := xmath.Exp(lb.x[a])
+	l.markRough(se, lb.x, rr, n, y)
+	return lb.x, se, nil
+}
+
+// markRough raises to crowdedError the standard error se[h] of every head
+// that the samples y at n ≥ 1 locate only roughly, given the log-poles p
+// and values rr of every head. Two heads with nearly equal poles (close in
+// log ρ, or both near n = 0) are split by the samples only at second
+// order, which has two roots: the fit may sit on the wrong one with a
+// small local error. A head whose term barely moves the samples is placed
+// by them no better.
+func (l *learner) markRough(se, p, rr, n, y []float64) {
+	var scale float64
+	for _, yi := range y {
+		scale = math.Max(scale, math.Abs(yi)+l.s)
+	}
+	for a := range p {
+		ra := xmath.Exp(p[a])
 		var sens float64
-		for _, r := range smp {
-			sens = math.Max(sens, math.Abs(rr[a])*r.n*ra/((r.n+ra)*(r.n+ra)))
+		for _, ni := range n {
+			sens = math.Max(sens, math.Abs(rr[a])*ni*ra/((ni+ra)*(ni+ra)))
 		}
 		if sens < weakHead*scale {
 			se[a] = math.Max(se[a], crowdedError)
 		}
-		for b := a + 1; b < hc; b++ {
-			rb := xmath.Exp(lb.x[b])
+		for b := a + 1; b < len(p); b++ {
+			rb := xmath.Exp(p[b])
 			if math.Abs(ra-rb) < pairTolerance*(1+math.Min(ra, rb)) {
 				se[a], se[b] = math.Max(se[a], crowdedError), math.Max(se[b], crowdedError)
 			}
 		}
 	}
-	return lb.x, se, nil
 }
 
 // column learns column j of every P_h (W_h z_j) from the RFs on z_j:

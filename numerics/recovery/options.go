@@ -33,7 +33,8 @@ const (
 	// constant are known from column one, so only its H poles are unknown
 	// (FrugalQueries: 2H(2d−1)+1+(H+1)(d²−d)). A measurement whose poles
 	// the samples leave undecided gets one more sample, then economy's 2H
-	// (and its links), counted in Result.Fallbacks: never a guess.
+	// (and its links); one that locates a head only roughly gets economy's
+	// link at once. Both are counted in Result.Fallbacks: never a guess.
 	Frugal
 )
 

@@ -103,8 +103,8 @@ type Result struct {
 	// sequence sent.
 	Queries, MaxLength int
 	// Fallbacks counts, in frugal mode, the measurements that needed more
-	// than H + 1 samples (one more, or economy's 2H): the queries above
-	// FrugalQueries, with any links economy's fallback added.
+	// than their H + 1 samples (one more, economy's 2H, or a link): the
+	// queries above FrugalQueries.
 	Fallbacks int
 	// Trace records every rational function and query.
 	Trace Trace

@@ -61,7 +61,7 @@ export function recovery() {
     const newSeed = el("button", { type: "button", text: "New seed", id: "rec-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     els.mode = el("select", { id: "rec-mode", name: "mode" });
-    els.mode.append(new Option("the paper's schedule", "paper"), new Option("economy (value fingerprints)", "economy"), new Option("frugal (H + 1 samples)", "frugal"));
+    els.mode.append(new Option("the paper's schedule", "paper"), new Option("economy (value fingerprints)", "economy"), new Option("frugal (poles only)", "frugal"));
     els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
     els.noise = el("select", { id: "rec-noise", name: "noise" });
     for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
