@@ -311,7 +311,9 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 		known := "C = V·a is not known yet: 2H+1 samples, n = 0…2H."
 		switch {
 		case r.frugalRF(rf):
-			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided; from H = 5 in extended precision 2H−2 at once, and the real roots of one polynomial).", rf.I+1)
+			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided, and a link where they place a head only roughly; from H = 5 in extended precision 2H−2 at once, and the real roots of one polynomial).", rf.I+1)
+		case r.Options.Mode != recovery.Paper && rf.Kind == recovery.Link && rf.J > 0 && len(rf.UIndex) == 2:
+			known = fmt.Sprintf("A fallback link: M_%d%d could not be labelled, or placed a head only roughly (two nearly equal poles, say), so this RF ties it to M_%d%d, which is resolved. C = V·a is known from earlier functions: 2H samples, n = 1…2H.", rf.I+1, rf.J+1, rf.UIndex[1]+1, rf.J+1)
 		case rf.KnownC:
 			known = "C = V·a is known from earlier functions: 2H samples, n = 1…2H."
 		}
