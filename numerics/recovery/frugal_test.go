@@ -116,6 +116,54 @@ func TestFrugalCounts(t *testing.T) {
 	}
 }
 
+// TestFrugalRoughLink checks that a float64 measurement whose decided
+// poles place a head only roughly (two nearly equal poles, or one near
+// n = 0) is linked to a resolved row at once, with no samples beyond its
+// H + 1, that the queries are the formula's plus the extra samples plus
+// 2H for every link, and that the layer still comes back.
+func TestFrugalRoughLink(t *testing.T) {
+	const H, d = 2, 4
+	direct := 0
+	for s := uint64(0); s < 12; s++ {
+		layer := attention.Random(H, d, frugalSeeds+500+s)
+		opt := DefaultOptions(H, d)
+		opt.Mode, opt.Seed = Frugal, s
+		res, err := Learn(LayerOracle(layer, 0, s), opt)
+		if err != nil {
+			t.Fatalf("layer %d: %v", s, err)
+		}
+		// Float64 at (2, 4) is good to a few 1e-12 on its worst layers
+		// (ACCURACY.md); a wrong head would be off by far more.
+		if e, err := attention.RelativeError(res.Layer, layer); err != nil || !(e <= 1e-10) {
+			t.Errorf("layer %d: error %.3g (%v)", s, e, err)
+		}
+		extra, links := 0, 0
+		samples := make(map[[2]int]int) // samples of each later measurement
+		for _, rf := range res.Trace.RFs {
+			if rf.J == 0 {
+				continue
+			}
+			switch rf.Kind {
+			case Measurement:
+				extra += len(rf.N) - (H + 1)
+				samples[[2]int{rf.I, rf.J}] = len(rf.N)
+			case Link:
+				links++
+				if samples[[2]int{rf.I, rf.J}] == H+1 {
+					direct++
+				}
+			}
+		}
+		if want := FrugalQueries(H, d) + extra + 2*H*links; res.Queries != want {
+			t.Errorf("layer %d: %d queries, want %d + %d extra samples + 2H·%d links = %d", s, res.Queries, FrugalQueries(H, d), extra, links, want)
+		}
+	}
+	if direct == 0 {
+		t.Error("no measurement was linked with only its H + 1 samples: these layers no longer cover it")
+	}
+	t.Logf("%d measurements linked with H + 1 samples", direct)
+}
+
 func itoa(n int) string {
 	if n < 10 {
 		return string(rune('0' + n))
