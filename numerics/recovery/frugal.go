@@ -693,10 +693,11 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 			// Decided. A head located only roughly (close poles, or one
 			// near n = 0) is a matter of conditioning, which more samples
 			// of this RF do not cure: economy's 2H located every head in
-			// none of 466 such measurements (50 layers at (4, 8)), and the
-			// column then linked each to a resolved row. The column links
-			// it here at once (column), as economy links a measurement it
-			// locates only roughly, without economy's samples.
+			// none of 466 such measurements (50 layers at (4, 8)), each of
+			// which then got a link all the same. So the poles are
+			// returned as they are, and column links the measurement to a
+			// resolved row at once, as economy links one it locates only
+			// roughly.
 			se := l.frugalErrors(q, lb)
 			if !located(se) && !counted {
 				l.res.Fallbacks++
