@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -162,6 +163,41 @@ func TestFrugalRoughLink(t *testing.T) {
 		t.Error("no measurement was linked with only its H + 1 samples: these layers no longer cover it")
 	}
 	t.Logf("%d measurements linked with H + 1 samples", direct)
+}
+
+// TestColumnOneAlike checks that every mode learns column one bit for bit
+// alike, or fails there alike: the RFs on z_1 are the same queries in
+// every mode, and so is the noise model's scale, which frugal must set
+// before it asks any other.
+func TestColumnOneAlike(t *testing.T) {
+	for _, c := range []struct{ H, d int }{{3, 4}, {4, 4}} {
+		for s := uint64(0); s < 4; s++ {
+			layer := attention.Random(c.H, c.d, frugalSeeds+3000+s)
+			var want string
+			for i, m := range Modes() {
+				opt := DefaultOptions(c.H, c.d)
+				opt.Mode, opt.Seed = m, s
+				l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
+				l.workers = 1
+				if err := l.schedule(); err != nil {
+					t.Fatal(err)
+				}
+				got := fmt.Sprintf("s %x", math.Float64bits(l.s))
+				if th, err := l.learnColumnOne(); err != nil {
+					got += " error " + err.Error()
+				} else {
+					for _, x := range th.x {
+						got += fmt.Sprintf(" %x", math.Float64bits(x))
+					}
+				}
+				if i == 0 {
+					want = got
+				} else if got != want {
+					t.Errorf("H = %d, d = %d, layer %d: %v learns column one unlike %v", c.H, c.d, s, m, Modes()[0])
+				}
+			}
+		}
+	}
 }
 
 func itoa(n int) string {
