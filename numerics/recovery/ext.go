@@ -9,6 +9,7 @@ import (
 type source struct {
 	f   Oracle
 	big BigOracle
+	box *boxSource
 }
 
 // ext holds the numbers of an extended-precision run at the working
@@ -106,7 +107,12 @@ func (x *ext) ask(o BigOracle, k, n int) float64 {
 		X[i] = x.tokA[k]
 	}
 	X[n] = x.tokZ[k]
-	y := o(X)
+	return x.record(o(X))
+}
+
+// record rounds an answer to the working precision and keeps it (nil and
+// ±Inf answers are not kept: ask reports them); it returns its rounding.
+func (x *ext) record(y *big.Float) float64 {
 	if y == nil {
 		y = new(big.Float).SetInf(false)
 	}

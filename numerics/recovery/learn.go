@@ -47,7 +47,7 @@ func learn(o source, opt Options, pause func(*learner), workers int) (Result, er
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
-	if (opt.Precision == 0 && o.f == nil) || (opt.Precision > 0 && o.big == nil) {
+	if o.box == nil && ((opt.Precision == 0 && o.f == nil) || (opt.Precision > 0 && o.big == nil)) {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
 	l := newLearner(o, opt)

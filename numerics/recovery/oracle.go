@@ -39,3 +39,12 @@ func sequence(a, z []float64, n int) *mat.Dense {
 	x.SetRow(n, z)
 	return x
 }
+
+// sequenceOf returns the tokens as the rows of a matrix.
+func sequenceOf(tokens [][]float64) *mat.Dense {
+	x := mat.NewDense(len(tokens), len(tokens[0]), nil)
+	for i, t := range tokens {
+		x.SetRow(i, t)
+	}
+	return x
+}

@@ -145,7 +145,13 @@ func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
 func (l *learner) ask(k, n int) error {
 	rf := &l.res.Trace.RFs[k]
 	var y float64
-	if l.x != nil {
+	if l.o.box != nil {
+		var err error
+		if y, err = l.askBox(k, n); err != nil {
+			q := len(l.ans)
+			return &Error{RF: k, Name: rf.Name(), First: q, Last: q, Reason: fmt.Sprintf("the oracle gave no answer to query %d (%d tokens)", q, n+1), Err: err}
+		}
+	} else if l.x != nil {
 		y = l.x.ask(l.o.big, k, n)
 	} else {
 		y = l.o.f(sequence(rf.A, rf.Z, n))
