@@ -77,7 +77,8 @@ func (b *layerBox) Answer(ctx context.Context, batch []Request) ([]Answer, error
 // for bit when b answers as their oracle does. The queries of the fixed
 // part of the schedule (every query of paper and economy mode but the
 // links, frugal's queries on z₁) go out as one batch before the first
-// answer is read; the rest go one at a time. When ctx is done, or b fails,
+// answer is read; the rest go one at a time. With opt.Calibrate (and no
+// Spread) it first reads the layer's scale (Calibrate). When ctx is done, or b fails,
 // Recover returns an *Error naming the query and the cause, with the trace
 // of every answer received so far.
 func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
@@ -87,12 +88,22 @@ func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
 	}
+	var cal *Calibration
+	if opt.Calibrate && opt.Spread == 0 {
+		c, err := Calibrate(ctx, b, opt)
+		if err != nil {
+			return Result{Calibration: &c}, err
+		}
+		opt.Spread, cal = c.Spread, &c
+	}
 	batch, err := plannedBatch(opt)
 	if err != nil {
-		return Result{}, err
+		return Result{Calibration: cal}, err
 	}
 	bx := &boxSource{ctx: ctx, b: b, planned: batch}
-	return learn(source{box: bx}, opt, nil, runtime.GOMAXPROCS(0))
+	res, err := learn(source{box: bx}, opt, nil, runtime.GOMAXPROCS(0))
+	res.Calibration = cal
+	return res, err
 }
 
 // PlannedBatch returns the queries Recover sends as its first batch: the

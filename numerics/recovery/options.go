@@ -112,8 +112,14 @@ type Options struct {
 	Tolerance float64
 	// Spread is κ in the scale c = κ√d of the copied token a = z − c·u, so
 	// that the log-poles p_h have spread about κ for weights of size 1/√d
-	// (MATH.md §4). Zero means 1.7 (2.5 when d = 1).
+	// (MATH.md §4). Zero means 1.7 (2.5 when d = 1), or, with Calibrate,
+	// the spread Calibrate reads off the layer.
 	Spread float64
+	// Calibrate makes Recover read the layer's scale first (Calibrate)
+	// and run at the spread it finds, for layers whose weights are not of
+	// size 1/√d (a framework's initialisation, a trained layer). Its
+	// probes are counted in Result.Calibration. A Spread set overrides it.
+	Calibrate bool
 	// MaxError is the largest estimated relative error of the result that
 	// Learn returns as a success; above it Learn reports the run as
 	// unresolvable. Zero means 1e-4.
@@ -155,8 +161,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
 		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
-	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > 20:
-		return fmt.Errorf("recovery: spread %v outside [0, 20]", o.Spread)
+	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > MaxSpread:
+		return fmt.Errorf("recovery: spread %v outside [0, %v]", o.Spread, MaxSpread)
 	case math.IsNaN(o.MaxError) || o.MaxError < 0:
 		return fmt.Errorf("recovery: max error %v is negative", o.MaxError)
 	}

@@ -132,6 +132,10 @@ type Result struct {
 	// Heads is the number of canonical heads found (len(Layer) on success).
 	Heads int
 
+	// Calibration is what Calibrate measured when the run was calibrated
+	// (Options.Calibrate), else nil.
+	Calibration *Calibration
+
 	// BigLayer holds, in extended precision (Options.Precision > 0) only,
 	// the canonical heads at the working precision in the order of Layer
 	// (which is its rounding).

@@ -1,0 +1,106 @@
+package recovery
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"headlab/numerics/attention"
+)
+
+// scaledLayer returns l with every W_h multiplied by f.
+func scaledLayer(l attention.Layer, f float64) attention.Layer {
+	out := make(attention.Layer, len(l))
+	for h, hd := range l {
+		var w mat.Dense
+		w.Scale(f, hd.W)
+		out[h] = attention.Head{W: &w, V: hd.V}
+	}
+	return out
+}
+
+// recoveredLayer reports whether a run returned l's canonical heads.
+func recoveredLayer(r Result, err error, l attention.Layer) bool {
+	if err != nil {
+		return false
+	}
+	e, cerr := attention.RelativeError(r.Layer, attention.Canonical(l, 1e-9))
+	return cerr == nil && e < 1e-6
+}
+
+// TestCalibratedScale: with Calibrate, the reference layers scaled by
+// 1/16, 1/4, 4 and 16 resolve as often as the reference layers at scale 1
+// with the default spread (20 seeds at (3, 6); the default spread
+// resolves 9 of them at 1/16, 3 at 4 and none at 16), and a reference layer keeps the default spread
+// unless its probes' RMS is off the target.
+func TestCalibratedScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100 runs")
+	}
+	const H, d, seeds = 3, 6, 20
+	base := 0
+	for seed := uint64(1); seed <= seeds; seed++ {
+		l := attention.Random(H, d, seed)
+		opt := DefaultOptions(H, d)
+		opt.Seed = seed
+		r, err := Recover(context.Background(), Layer(l), opt)
+		if recoveredLayer(r, err, l) {
+			base++
+		}
+	}
+	for _, f := range []float64{1.0 / 16, 0.25, 1, 4, 16} {
+		ok, plain := 0, 0
+		for seed := uint64(1); seed <= seeds; seed++ {
+			l := scaledLayer(attention.Random(H, d, seed), f)
+			opt := DefaultOptions(H, d)
+			opt.Seed = seed
+			if f != 1 {
+				r, err := Recover(context.Background(), Layer(l), opt)
+				if recoveredLayer(r, err, l) {
+					plain++
+				}
+			}
+			opt.Calibrate = true
+			r, err := Recover(context.Background(), Layer(l), opt)
+			if r.Calibration == nil {
+				t.Fatalf("scale %g seed %d: no calibration recorded", f, seed)
+			}
+			if recoveredLayer(r, err, l) {
+				ok++
+			}
+		}
+		t.Logf("scale %g: calibrated %d/%d, default spread %d/%d (scale 1: %d/%d)", f, ok, seeds, plain, seeds, base, seeds)
+		if ok < base {
+			t.Errorf("scale %g: calibrated runs resolve %d of %d, the reference layers at scale 1 %d", f, ok, seeds, base)
+		}
+	}
+}
+
+// TestCalibrationKeepsDefault: a probe of a reference layer whose
+// log-poles have the target RMS keeps the default spread exactly, and its
+// queries are the schedule's own first queries.
+func TestCalibrationKeepsDefault(t *testing.T) {
+	kept := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		l := attention.Random(3, 6, seed)
+		opt := DefaultOptions(3, 6)
+		opt.Seed = seed
+		c, err := Calibrate(context.Background(), Layer(l), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Spread == opt.spread() {
+			kept++
+			if c.RMS < c.Target/calibrationBand || c.RMS > c.Target*calibrationBand {
+				t.Errorf("seed %d: kept the default with RMS %g, target %g", seed, c.RMS, c.Target)
+			}
+			if c.Queries != 1+min(6, calibrationProbes)*6 {
+				t.Errorf("seed %d: %d probe queries", seed, c.Queries)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Errorf("no reference layer kept the default spread")
+	}
+}
