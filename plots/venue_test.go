@@ -13,12 +13,17 @@ import (
 )
 
 // venueDocs are the preamble and the title block of an article in each
-// class of Venues that Debian ships.
-var venueDocs = map[string]struct{ preamble, title string }{
-	"IEEEtran": {"", `\title{Figures at natural size}\author{\IEEEauthorblockN{headlab}}\maketitle`},
-	"llncs":    {"", `\title{Figures at natural size}\author{headlab}\institute{headlab}\maketitle`},
-	"acmart": {"",
-		`\title{Figures at natural size}\author{headlab}\affiliation{\institution{headlab}\city{none}\country{none}}\keywords{figures}\maketitle`},
+// class of Venues that Debian ships, and a file of each other Debian
+// package the class needs (build.sh's need_figure_tools installs them).
+var venueDocs = map[string]struct {
+	preamble, title string
+	needs           []string
+}{
+	"IEEEtran": {"", `\title{Figures at natural size}\author{\IEEEauthorblockN{headlab}}\maketitle`,
+		[]string{"ptmr8t.tfm"}}, // Times: texlive-fonts-recommended
+	"llncs": {"", `\title{Figures at natural size}\author{headlab}\institute{headlab}\maketitle`, nil},
+	"acmart": {"", `\title{Figures at natural size}\author{headlab}\affiliation{\institution{headlab}\city{none}\country{none}}\keywords{figures}\maketitle`,
+		[]string{"xstring.sty"}}, // the packages acmart loads: texlive-latex-extra
 }
 
 // acmartFonts are the font packages acmart asks for (texlive-fonts-extra,
@@ -48,10 +53,12 @@ func TestVenueWidths(t *testing.T) {
 			continue
 		}
 		t.Run(v.Class, func(t *testing.T) {
-			needTeXFile(t, v.Class+".cls")
 			doc, ok := venueDocs[v.Class]
 			if !ok {
 				t.Fatalf("no article for the class %s", v.Class)
+			}
+			for _, f := range append([]string{v.Class + ".cls"}, doc.needs...) {
+				needTeXFile(t, f)
 			}
 			dir := t.TempDir()
 			var body strings.Builder
@@ -178,7 +185,7 @@ func needTeXFile(t *testing.T, name string) {
 		return
 	}
 	if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
-		t.Fatalf("%s is not installed (texlive-publishers), and HEADLAB_REQUIRE_TOOLS asks for every figure tool", name)
+		t.Fatalf("%s is not installed, and HEADLAB_REQUIRE_TOOLS asks for every figure tool", name)
 	}
 	t.Skipf("%s is not installed (./build.sh test installs it): skipped", name)
 }
