@@ -104,7 +104,7 @@ func Venues() []Venue {
 		// 0.25in, two columns; it checks \textwidth=487.8225pt itself.
 		{Name: "ICML", Source: "icml2024.sty 2023/11/23 v2.0", Column: 234.8775, Text: 487.8225},
 		// neurips_2024.sty (2024/03/31): geometry textwidth=5.5in, one
-		// column; iclr2024_conference.sty: \textwidth 5.5in.
+		// column; iclr2024_conference.sty: \textwidth 5.5 true in.
 		{Name: "NeurIPS and ICLR", Source: "neurips_2024.sty 2024/03/31, iclr2024_conference.sty", Column: 397.48499, Text: 397.48499},
 		{Name: "Springer LNCS", Class: "llncs", Source: "llncs.cls 2022/09/05 v2.22", Column: 347.12354, Text: 347.12354},
 	}
