@@ -75,12 +75,19 @@ need_axe() {
 need_qemu() { command -v qemu-aarch64 >/dev/null 2>&1 || apt_install qemu-user; }
 
 # need_figure_tools installs what a journal's production system checks a
-# figure with (plots/FIGURES.md): pdflatex with pgf, poppler's pdffonts,
-# pdfimages and pdftoppm, librsvg's rsvg-convert, and Python's csv.
+# figure with (plots/FIGURES.md): pdflatex with pgf, the venues' classes
+# the presets are measured from (IEEEtran, llncs and acmart, whose packages
+# are in texlive-latex-extra; its fonts, texlive-fonts-extra, 1.4 GB, are
+# not installed: it falls back to Computer Modern, widths unchanged),
+# Times for IEEEtran, poppler's pdffonts, pdfimages and pdftoppm, librsvg's
+# rsvg-convert, and Python's csv.
 need_figure_tools() {
   local missing=()
   command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base)
   kpsewhich pgf.sty >/dev/null 2>&1 || missing+=(texlive-pictures)
+  kpsewhich IEEEtran.cls >/dev/null 2>&1 || missing+=(texlive-publishers)
+  kpsewhich xstring.sty >/dev/null 2>&1 || missing+=(texlive-latex-extra)
+  kpsewhich ptmr8t.tfm >/dev/null 2>&1 || missing+=(texlive-fonts-recommended)
   command -v pdffonts >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)

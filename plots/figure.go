@@ -67,38 +67,124 @@ func (f Format) MIME() string {
 type Size string
 
 // The historical presets, one column (3.25 in) and the full text width
-// (6.75 in) of a two-column paper; the names links and scripts already use.
+// (6.75 in) of a two-column paper, ICML's; the names links and scripts
+// already use.
 const (
 	OneColumn Size = "one"
 	TwoColumn Size = "two"
 )
 
-// Preset is a named figure width.
+// Venue is a LaTeX class or style file and the widths it sets, in TeX
+// points (1/72.27 in) as \the\columnwidth and \the\textwidth print them.
+type Venue struct {
+	// Name names the venue in the presets' descriptions.
+	Name string
+	// Class and Options are the \documentclass that sets the widths, for a
+	// class Debian ships (texlive-publishers), which TestVenueWidths
+	// compiles; empty for a style file Debian does not ship.
+	Class, Options string
+	// Source is the file and version the widths were read from.
+	Source string
+	// Column and Text are \columnwidth and \textwidth in TeX points.
+	Column, Text float64
+}
+
+// TwoColumns reports whether the venue sets two columns.
+func (v Venue) TwoColumns() bool { return v.Column < v.Text }
+
+// Venues returns the venues the presets are measured from, the one table
+// of their widths. The classes Debian ships were read with pdflatex (TeX
+// Live 2022) from \the\columnwidth and \the\textwidth in the body of an
+// article; the style files from their own \setlength lines.
+func Venues() []Venue {
+	return []Venue{
+		{Name: "ACM acmart", Class: "acmart", Options: "sigconf", Source: "acmart.cls 2022/10/24 v1.88, sigconf", Column: 241.14749, Text: 506.295},
+		{Name: "IEEEtran", Class: "IEEEtran", Options: "conference", Source: "IEEEtran.cls 2015/08/26 V1.8b, conference", Column: 252, Text: 516},
+		// icml2024.sty (2023/11/23 v2.0): \textwidth 6.75in, \columnsep
+		// 0.25in, two columns; it checks \textwidth=487.8225pt itself.
+		{Name: "ICML", Source: "icml2024.sty 2023/11/23 v2.0", Column: 234.8775, Text: 487.8225},
+		// neurips_2024.sty (2024/03/31): geometry textwidth=5.5in, one
+		// column; iclr2024_conference.sty: \textwidth 5.5 true in.
+		{Name: "NeurIPS and ICLR", Source: "neurips_2024.sty 2024/03/31, iclr2024_conference.sty", Column: 397.48499, Text: 397.48499},
+		{Name: "Springer LNCS", Class: "llncs", Source: "llncs.cls 2022/09/05 v2.22", Column: 347.12354, Text: 347.12354},
+	}
+}
+
+// Part is the width of a venue a preset takes.
+type Part string
+
+// The parts: a column, the text width (a figure* in two columns), and for
+// single-column venues a half width, 0.49\textwidth, for two figures side
+// by side.
+const (
+	PartColumn Part = "column"
+	PartText   Part = "text width"
+	PartHalf   Part = "half width"
+)
+
+// HalfShare is a half width's share of the text width.
+const HalfShare = 0.49
+
+// Preset is a named figure width: a part of a venue's text.
 type Preset struct {
 	Name  Size
-	Doc   string
-	Width float64 // inches
+	Venue Venue
+	Part  Part
+	// Doc describes the preset, the venue and its width.
+	Doc string
+	// Points is the width in TeX points (1/72.27 in), the venue's own.
+	Points float64
+}
+
+// Width returns the preset's width for the figure: TeX points converted to
+// PostScript points (1/72 in, vg's unit), rounded down to 1/100 pt, the
+// precision a PDF's MediaBox is written to, so that a figure placed at its
+// natural size is never wider than the column.
+func (p Preset) Width() vg.Length {
+	bp := p.Points * 72 / 72.27
+	return vg.Length(math.Floor(bp*100+1e-6) / 100)
 }
 
 // Presets returns the width presets: a column and the text width of the
-// venues people submit to, measured from their LaTeX classes
-// (\columnwidth and \textwidth); for single-column venues a half width for
-// two figures side by side.
+// venues of Venues; for single-column venues a half width for two figures
+// side by side; and the historical one and two, ICML's column and text.
 func Presets() []Preset {
-	return []Preset{
-		{OneColumn, "one column, 3.25 in", 3.25},
-		{TwoColumn, "two columns, 6.75 in", 6.75},
-		{"acm", "ACM acmart, column: 3.33 in", 3.333},
-		{"acm-wide", "ACM acmart, text width: 7.0 in", 7.005},
-		{"ieee", "IEEEtran, column: 3.5 in", 3.5},
-		{"ieee-wide", "IEEEtran, text width: 7.16 in", 7.16},
-		{"icml", "ICML, column: 3.25 in", 3.25},
-		{"icml-wide", "ICML, text width: 6.75 in", 6.75},
-		{"neurips", "NeurIPS and ICLR, text width: 5.5 in", 5.5},
-		{"neurips-half", "NeurIPS and ICLR, half width: 2.7 in", 2.7},
-		{"lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)", 4.803},
-		{"lncs-half", "Springer LNCS, half width: 2.35 in", 2.35},
+	vs := map[string]Venue{}
+	for _, v := range Venues() {
+		vs[v.Name] = v
 	}
+	icml := vs["ICML"]
+	out := []Preset{
+		{Name: OneColumn, Venue: icml, Part: PartColumn, Doc: "one column, 3.25 in (as icml)"},
+		{Name: TwoColumn, Venue: icml, Part: PartText, Doc: "two columns, 6.75 in (as icml-wide)"},
+	}
+	for _, p := range []struct {
+		name  Size
+		venue string
+		part  Part
+	}{
+		{"acm", "ACM acmart", PartColumn}, {"acm-wide", "ACM acmart", PartText},
+		{"ieee", "IEEEtran", PartColumn}, {"ieee-wide", "IEEEtran", PartText},
+		{"icml", "ICML", PartColumn}, {"icml-wide", "ICML", PartText},
+		{"neurips", "NeurIPS and ICLR", PartText}, {"neurips-half", "NeurIPS and ICLR", PartHalf},
+		{"lncs", "Springer LNCS", PartText}, {"lncs-half", "Springer LNCS", PartHalf},
+	} {
+		out = append(out, Preset{Name: p.name, Venue: vs[p.venue], Part: p.part})
+	}
+	for i, p := range out {
+		switch p.Part {
+		case PartColumn:
+			out[i].Points = p.Venue.Column
+		case PartText:
+			out[i].Points = p.Venue.Text
+		case PartHalf:
+			out[i].Points = HalfShare * p.Venue.Text
+		}
+		if p.Doc == "" {
+			out[i].Doc = fmt.Sprintf("%s, %s: %.2f in (%s pt)", p.Venue.Name, p.Part, out[i].Points/72.27, strconv.FormatFloat(math.Round(out[i].Points*100)/100, 'f', -1, 64))
+		}
+	}
+	return out
 }
 
 // Limits of a width in inches.
@@ -112,7 +198,7 @@ const (
 func (s Size) Width() vg.Length {
 	for _, p := range Presets() {
 		if p.Name == s {
-			return vg.Length(p.Width) * vg.Inch
+			return p.Width()
 		}
 	}
 	if v, ok := strings.CutSuffix(string(s), "in"); ok {

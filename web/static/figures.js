@@ -18,21 +18,21 @@
 // workerMs in the worker, roundMs for the whole round trip.
 import { el } from "./widgets.js";
 
-// The width presets, as plots.Presets lists them (a browser test keeps the
-// two equal).
+// The width presets, written from plots.Presets and its table of the
+// venues' widths (go test ./plots -run TestPagePresets -update).
 const PRESETS = [
-  ["one", "one column, 3.25 in"],
-  ["two", "two columns, 6.75 in"],
-  ["acm", "ACM acmart, column: 3.33 in"],
-  ["acm-wide", "ACM acmart, text width: 7.0 in"],
-  ["ieee", "IEEEtran, column: 3.5 in"],
-  ["ieee-wide", "IEEEtran, text width: 7.16 in"],
-  ["icml", "ICML, column: 3.25 in"],
-  ["icml-wide", "ICML, text width: 6.75 in"],
-  ["neurips", "NeurIPS and ICLR, text width: 5.5 in"],
-  ["neurips-half", "NeurIPS and ICLR, half width: 2.7 in"],
-  ["lncs", "Springer LNCS, text width: 4.8 in (12.2 cm)"],
-  ["lncs-half", "Springer LNCS, half width: 2.35 in"],
+  ["one", "one column, 3.25 in (as icml)"],
+  ["two", "two columns, 6.75 in (as icml-wide)"],
+  ["acm", "ACM acmart, column: 3.34 in (241.15 pt)"],
+  ["acm-wide", "ACM acmart, text width: 7.01 in (506.3 pt)"],
+  ["ieee", "IEEEtran, column: 3.49 in (252 pt)"],
+  ["ieee-wide", "IEEEtran, text width: 7.14 in (516 pt)"],
+  ["icml", "ICML, column: 3.25 in (234.88 pt)"],
+  ["icml-wide", "ICML, text width: 6.75 in (487.82 pt)"],
+  ["neurips", "NeurIPS and ICLR, text width: 5.50 in (397.48 pt)"],
+  ["neurips-half", "NeurIPS and ICLR, half width: 2.69 in (194.77 pt)"],
+  ["lncs", "Springer LNCS, text width: 4.80 in (347.12 pt)"],
+  ["lncs-half", "Springer LNCS, half width: 2.35 in (170.09 pt)"],
 ];
 const FORMATS = ["svg", "pdf", "png", "tex", "csv"];
 
