@@ -3,11 +3,14 @@ module headlab
 go 1.26
 
 require (
+	codeberg.org/go-fonts/latin-modern v0.4.0
 	codeberg.org/go-pdf/fpdf v0.11.1
+	codeberg.org/sbinet/npyio v0.14.0
 	github.com/andybalholm/brotli v1.2.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/hajimehoshi/ebiten/v2 v2.10.4
+	github.com/nlpodyssey/safetensors v0.0.0-20250209183917-bfb01cc25f7c
 	golang.org/x/image v0.45.0
 	golang.org/x/tools v0.49.0
 	gonum.org/v1/gonum v0.17.0
@@ -16,7 +19,6 @@ require (
 )
 
 require (
-	codeberg.org/go-fonts/latin-modern v0.4.0 // indirect
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect
 	git.sr.ht/~sbinet/gg v0.7.0 // indirect
@@ -26,6 +28,7 @@ require (
 	github.com/ebitengine/purego v0.11.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
+	github.com/nlpodyssey/gopickle v0.3.0 // indirect
 	golang.org/x/mod v0.40.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
