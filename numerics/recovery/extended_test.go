@@ -80,6 +80,31 @@ func TestExtendedResolvesWhereFloat64Cannot(t *testing.T) {
 	}
 }
 
+// TestNeededPrecisionResolves: beyond the measured widths, the precision
+// offered resolves every held-out reference layer in every mode.
+func TestNeededPrecisionResolves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("extended-precision runs")
+	}
+	for _, c := range []struct{ H, d int }{{3, 6}, {2, 8}} {
+		for _, m := range Modes() {
+			prec := NeededPrecision(c.H, c.d, m)
+			for seed := uint64(6000001); seed <= 6000005; seed++ {
+				layer := attention.Random(c.H, c.d, seed)
+				opt := DefaultOptions(c.H, c.d)
+				opt.Seed, opt.Precision, opt.Mode = seed, prec, m
+				res, err := LearnBig(BigLayerOracle(layer, prec), opt)
+				if err != nil {
+					t.Fatalf("(%d, %d) %v seed %d at %d bits: %v", c.H, c.d, m, seed, prec, err)
+				}
+				if e := bigLayerError(t, res, attention.Canonical(layer, 1e-12)); !(e <= 1e-12) {
+					t.Errorf("(%d, %d) %v seed %d at %d bits: error %.3g", c.H, c.d, m, seed, prec, e)
+				}
+			}
+		}
+	}
+}
+
 // TestNeededPrecision checks the table's lookups: float64 where it
 // sufficed, the margin, widths between and beyond the measured ones.
 func TestNeededPrecision(t *testing.T) {
@@ -95,6 +120,9 @@ func TestNeededPrecision(t *testing.T) {
 	}
 	if p := NeededPrecision(10, 8, Paper); p != m+precisionMargin+32 {
 		t.Errorf("d = 8: %d, want %d", p, m+precisionMargin+32)
+	}
+	if p := NeededPrecision(3, 6, Paper); p < 128 {
+		t.Errorf("(3, 6), beyond the measured widths: %d bits, want at least 128 (float64 is not offered where it was not measured)", p)
 	}
 	if p := NeededPrecision(13, 2, Paper); p != 0 {
 		t.Errorf("H = 13: %d", p)

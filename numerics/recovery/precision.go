@@ -41,12 +41,17 @@ func MeasuredPrecision(H, d int, m Mode) (bits uint, ok bool) {
 }
 
 // NeededPrecision returns the precision a run with H heads (or the bound
-// H0) of width d should use in mode m: 0 (float64) where float64 resolved
-// every measured layer, else the measured precision plus a margin of 64
-// bits. Widths between the measured ones take the next measured width up;
-// beyond the widest (4), its value plus 32 bits per doubling of d, an
-// extrapolation (the chance that two heads nearly share a pole in some RF
-// grows with the d² RFs). H outside 1…MaxHeadsExtended gives 0.
+// H0) of width d should use in mode m: 0 (float64) only at a measured
+// width (1, 2, 4 and the widths below them) where float64 resolved every
+// measured layer, else the measured precision plus a margin of 64 bits.
+// Widths between the measured ones take the next measured width up;
+// beyond the widest (4), its value (at least MinPrecision) plus 32 bits
+// per doubling of d, an extrapolation (the chance that two heads nearly
+// share a pole in some RF grows with the d² RFs): float64 was not
+// measured there, so it is never offered. 0 means float64, with its
+// global fit (MATH.md §4); it is not "any precision will do": 64 bits of
+// extended precision resolve less than float64 does. H outside
+// 1…MaxHeadsExtended gives 0.
 func NeededPrecision(H, d int, m Mode) uint {
 	if H < 1 || H > MaxHeadsExtended || d < 1 {
 		return 0
@@ -66,13 +71,5 @@ func NeededPrecision(H, d int, m Mode) uint {
 	if bits == 0 && extra == 0 {
 		return 0
 	}
-	if bits == 0 {
-		// float64 sufficed at the widest width measured: keep float64
-		// while it is within its own limit.
-		if H <= MaxHeads {
-			return 0
-		}
-		bits = MinPrecision
-	}
-	return min(bits+precisionMargin+extra, MaxPrecision)
+	return min(max(bits, MinPrecision)+precisionMargin+extra, MaxPrecision)
 }
