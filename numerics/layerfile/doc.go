@@ -30,6 +30,12 @@
 // file (a scalar array num_heads in an .npz, the metadata key num_heads in
 // a .safetensors). Keys may carry a common module prefix ("attn.").
 //
+// The Transformer scene's class, that attention followed by
+// Linear(E, K, bias=False), ReLU and Linear(K, 1, bias=False) (keys
+// ffn.0.weight and ffn.2.weight instead of readout.weight), becomes a
+// transformer.Network: the same W_h, V_h = (W_o^h W_v^h)ᵀ (d×E), and one
+// unit a_k ReLU(b_k·y) per row b_k of ffn.0.weight, a_k from ffn.2.weight.
+//
 // # Canonical files
 //
 // Write stores a Model under the keys W (H×d×d), v (H×d), c (H×d) and

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/transformer"
 )
 
 // Limits on what Read accepts.
@@ -60,8 +61,12 @@ type Model struct {
 	// without biases.
 	QueryBias [][]float64
 	Const     float64
-	// Source says what the file held: "torch.nn.MultiheadAttention" or
-	// "canonical".
+	// Network is set, and Layer nil, when the file holds the Transformer
+	// scene's class: the attention, then Linear(E, K, bias=False), ReLU
+	// and Linear(K, 1, bias=False) (keys ffn.0.weight, ffn.2.weight).
+	Network *transformer.Network
+	// Source says what the file held: "torch.nn.MultiheadAttention",
+	// "torch Transformer" or "canonical".
 	Source string
 }
 
@@ -322,6 +327,11 @@ func (st store) torch(heads int) (Model, error) {
 	if err != nil {
 		return Model{}, err
 	}
+	if _, _, ok, _ := st.find("readout.weight"); !ok {
+		if _, _, ok, _ := st.find("ffn.0.weight"); ok {
+			return st.network(in, wo, h)
+		}
+	}
 	u, err := st.need("readout.weight", 1, e)
 	if err != nil {
 		return Model{}, fmt.Errorf("%w (headlab reads the layer through a scalar readout u·y, saved as readout.weight, 1×E)", err)
@@ -392,6 +402,69 @@ func (st store) torch(heads int) (Model, error) {
 		m.QueryBias = append(m.QueryBias, c)
 	}
 	return m, nil
+}
+
+// network maps the Transformer scene's class: V_h = (W_o^h W_v^h)ᵀ, d×E,
+// and the units' b_k (rows of ffn.0.weight) and a_k (ffn.2.weight).
+func (st store) network(in, wo tensor, h int) (Model, error) {
+	e := in.shape[1]
+	for _, k := range []string{"in_proj_bias", "out_proj.bias"} {
+		if t, _, ok, _ := st.find(k); ok {
+			for _, x := range t.data {
+				if x != 0 {
+					return Model{}, fmt.Errorf("%s: the Transformer is bias-free (build it with bias=False)", k)
+				}
+			}
+		}
+	}
+	t0, _, _, err := st.find("ffn.0.weight")
+	if err != nil {
+		return Model{}, err
+	}
+	if len(t0.shape) != 2 || t0.shape[1] != e || t0.shape[0] < 1 || t0.shape[0] > transformer.MaxUnits {
+		return Model{}, fmt.Errorf("ffn.0.weight has shape %v, want (K, %d) with K ≤ %d", t0.shape, e, transformer.MaxUnits)
+	}
+	k := t0.shape[0]
+	t2, err := st.need("ffn.2.weight", 1, k)
+	if err != nil {
+		return Model{}, err
+	}
+	dh := e / h
+	at := func(t tensor, r, c int) float64 { return t.data[r*t.shape[1]+c] }
+	scale := 1 / math.Sqrt(float64(dh))
+	n := &transformer.Network{}
+	for hh := 0; hh < h; hh++ {
+		q0, k0, v0 := hh*dh, e+hh*dh, 2*e+hh*dh
+		w := make([][]float64, e)
+		v := make([][]float64, e)
+		for i := 0; i < e; i++ {
+			w[i] = make([]float64, e)
+			v[i] = make([]float64, e)
+			for j := 0; j < e; j++ {
+				var acc float64
+				for r := 0; r < dh; r++ {
+					acc += float64(at(in, k0+r, i) * at(in, q0+r, j))
+				}
+				w[i][j] = acc * scale
+			}
+			// V_h[i][j] = Σ_r W_o[j][h·dh+r] W_v[h·dh+r][i]
+			for j := 0; j < e; j++ {
+				var acc float64
+				for r := 0; r < dh; r++ {
+					acc += float64(at(wo, j, hh*dh+r) * at(in, v0+r, i))
+				}
+				v[i][j] = acc
+			}
+		}
+		n.Heads = append(n.Heads, transformer.Head{W: w, V: v})
+	}
+	for u := 0; u < k; u++ {
+		n.Units = append(n.Units, transformer.Unit{A: t2.data[u], B: append([]float64(nil), t0.data[u*e:(u+1)*e]...)})
+	}
+	if err := n.Validate(); err != nil {
+		return Model{}, err
+	}
+	return Model{Network: n, Source: "torch Transformer"}, nil
 }
 
 // canonical reads the keys Write writes.

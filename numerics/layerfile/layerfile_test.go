@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/transformer"
 )
 
 // python is Debian's interpreter, for which python3-torch installs.
@@ -117,6 +119,48 @@ func TestTorchForward(t *testing.T) {
 			if worst > 1e-14*scale {
 				t.Errorf("%v %s: largest difference from torch %.3g, %.3g relative", args, name, worst, worst/scale)
 			}
+		}
+	}
+}
+
+// TestTorchTransformer: the Transformer scene's class saved by torch
+// gives torch's forward pass through transformer's exact oracle.
+func TestTorchTransformer(t *testing.T) {
+	needTorch(t)
+	dir := torchLayer(t, "--heads", "2", "--width", "4", "--seed", "5", "--transformer", "3", "--train", "50")
+	want := readOutputs(t, dir)
+	for _, name := range []string{"layer.npz", "layer.safetensors"} {
+		m, err := readFile(t, filepath.Join(dir, name), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.Network == nil || m.Layer != nil {
+			t.Fatalf("%s: read as %s, not a Transformer", name, m.Source)
+		}
+		o, err := transformer.NewOracle(*m.Network, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scale, worst float64
+		for _, y := range want.Y {
+			scale = max(scale, math.Abs(y))
+		}
+		for i, x := range want.X {
+			X := make([][]*big.Float, len(x))
+			for r, row := range x {
+				for _, v := range row {
+					X[r] = append(X[r], new(big.Float).SetPrec(256).SetFloat64(v))
+				}
+			}
+			y, err := o.Eval(X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, _ := y.Float64()
+			worst = max(worst, math.Abs(f-want.Y[i]))
+		}
+		if worst > 1e-14*scale {
+			t.Errorf("%s: largest difference from torch %.3g, %.3g relative", name, worst, worst/scale)
 		}
 	}
 }

@@ -5,10 +5,10 @@
 The layer file tests and the recovery tests of headlab run this with
 Debian's /usr/bin/python3 (python3-torch, python3-numpy):
 
-    torchlayer.py --heads 2 --width 4 --seed 1 [--bias] [--train 300] \
-        [--transformer K] --out DIR
+    torchlayer.py --heads 2 --width 4 --seed 1 [--count N] [--bias] \
+        [--train 300] [--transformer K] --out DIR
 
-DIR receives layer.npz and layer.safetensors (the state dict, the readout
+DIR (DIR/SEED/ for each of N seeds) receives layer.npz and layer.safetensors (the state dict, the readout
 as readout.weight, num_heads) and outputs.json: {"X": [sequences],
 "y": [readout · attention output at the last token]}. With --transformer K
 the model is the attention, then Linear(E, K, bias=False), ReLU and
@@ -60,12 +60,23 @@ def main():
     p.add_argument("--heads", type=int, required=True)
     p.add_argument("--width", type=int, required=True)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--count", type=int, default=1, help="layers of seeds seed…seed+count−1, in DIR/SEED/")
     p.add_argument("--bias", action="store_true")
     p.add_argument("--train", type=int, default=0, help="Adam steps on a toy task")
     p.add_argument("--transformer", type=int, default=0, help="units K of a ReLU network instead of the readout")
     p.add_argument("--sequences", type=int, default=50)
     p.add_argument("--out", required=True)
     a = p.parse_args()
+    if a.count > 1:
+        out = a.out
+        for seed in range(a.seed, a.seed + a.count):
+            a.seed, a.out = seed, os.path.join(out, str(seed))
+            build(a)
+    else:
+        build(a)
+
+
+def build(a):
     torch.manual_seed(a.seed)
     m = Model(a.width, a.heads, a.bias, a.transformer)
     if a.bias:  # torch starts its biases at 0; draw them, as training would move them
