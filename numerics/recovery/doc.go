@@ -17,12 +17,19 @@
 // (§4). A run the float64 numbers cannot resolve ends in an error naming the
 // rational function and the queries at fault, never in a silently wrong
 // layer; every result, the empty layer too, is checked against every
-// answer it was learned from. Start makes the same run a slice at a time
-// (Run), with its progress, for a caller that must keep drawing while it
-// computes.
+// answer it was learned from. LearnPaused makes the same run calling a
+// Pause at every checkpoint, with its progress, for a caller that must
+// keep drawing while it computes.
+//
+// Recover makes the run through a BlackBox, the oracle of a layer one
+// cannot open (another process, an HTTP API: package remote): a context,
+// batches of Requests, an error. The fixed part of the schedule goes out
+// as one batch. With Options.Calibrate it first reads the layer's scale
+// (Calibrate) and chooses the spread of its queries, for layers whose
+// weights are not of the reference size 1/√d, such as a framework's.
 //
 // Float64 stops near H = 5 (the RFs condition like Cauchy matrices, §4).
-// LearnBig (and StartBig) make the same run in extended precision
+// LearnBig makes the same run in extended precision
 // (Options.Precision bits of math/big, up to MaxHeadsExtended heads): the
 // same schedule, trace and checks, with the plain pipeline of §3.3 at the
 // working precision (linear RF fits, labels by assignment, P_h and r_h read
