@@ -45,6 +45,15 @@ const (
 // column tries.
 const maxCombinations = 8
 
+// columnName names column j's query token: "z_3", or "−z_1" for the
+// column of the biases.
+func (l *learner) columnName(j int) string {
+	if j == l.d {
+		return "−z_1"
+	}
+	return fmt.Sprintf("z_%d", j+1)
+}
+
 // labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
 // C = V·a and F(0) = V·z are known, the rational fit gives the poles, the
 // known values r_h(u) label them, and each labelling is refitted as a fit of
@@ -325,7 +334,7 @@ func (l *learner) column(t theta, j int) error {
 		}
 	}
 	if len(good) == 0 {
-		return l.fail(bad[0], fmt.Sprintf("no RF on z_%d could be labelled", j+1), why[0])
+		return l.fail(bad[0], fmt.Sprintf("no RF on %s could be labelled", l.columnName(j)), why[0])
 	}
 	// Weighted least squares for P_h[·][j], per head, from every labelled
 	// RF that locates the head, dropping equations that disagree with a
@@ -344,6 +353,7 @@ func (l *learner) column(t theta, j int) error {
 			s := l.specs[g.rf]
 			row := make([]float64, d)
 			rhs := g.p[h]
+			q := s.qWeight(t)
 			for _, al := range s.alpha {
 				for _, be := range s.beta {
 					if be == j {
@@ -351,6 +361,9 @@ func (l *learner) column(t theta, j int) error {
 					} else {
 						rhs -= t.P(h, al, be)
 					}
+				}
+				if q != 0 {
+					rhs -= q * t.Q(h, al)
 				}
 			}
 			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], minPoleError))
@@ -367,7 +380,7 @@ func (l *learner) column(t theta, j int) error {
 		combos *= len(alts[h])
 	}
 	if combos > maxCombinations {
-		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on z_%d disagree in %d ways", j+1, combos), nil)
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree in %d ways", l.columnName(j), combos), nil)
 	}
 	free := make([]bool, len(t.x))
 	for h := 0; h < hc; h++ {
@@ -412,7 +425,7 @@ func (l *learner) column(t theta, j int) error {
 	}
 	lb := pick(fits, costs, same)
 	if !lb.decided(len(sv.rows)) {
-		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on z_%d disagree and their samples do not decide (χ² %.3g vs %.3g)", j+1, lb.chi2, lb.rival), nil)
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.chi2, lb.rival), nil)
 	}
 	for c := range fits {
 		if costs[c] == lb.chi2 {

@@ -32,7 +32,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 		return theta{}, l.fail(k, "cannot fit", errs[k])
 	}
 	if hc == 0 {
-		return newTheta(0, l.d), nil
+		return newTheta(0, l.d, l.ncols), nil
 	}
 	// Every RF is refitted with hc poles. Where that fails the RF keeps
 	// its fit with fewer poles for the trace, and the poles of the rejected
@@ -75,7 +75,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 	if !ok {
 		return theta{}, l.fail(k11, fmt.Sprintf("does not show all %d heads", hc), errs[k11])
 	}
-	t := newTheta(hc, l.d)
+	t := newTheta(hc, l.d, l.ncols)
 	var rs float64
 	for h := 0; h < hc; h++ {
 		t.x[t.pIndex(h, 0, 0)] = g11.p[h]

@@ -820,6 +820,9 @@ func (l *learner) frugalPlanned(hc int) {
 	}
 	first := FrugalQueries(l.h0, l.d) - (l.h0+1)*(l.d*l.d-l.d)
 	l.planned = first + (hc+1)*(l.d*l.d-l.d)
+	if l.opt.Biases {
+		l.planned += 1 + (hc+1)*l.d
+	}
 }
 
 // eliminatedHeads is the largest number of heads whose frugal poles

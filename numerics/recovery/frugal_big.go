@@ -183,7 +183,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	f0f, _ := f0.Float64()
 	rr := roundVec(r)
 	q := l.frugalSamples(k, f0f, rr)
-	t := newTheta(hc, l.d)
+	t := newTheta(hc, l.d, l.ncols)
 	for h := 0; h < hc; h++ {
 		for a := 0; a < l.d; a++ {
 			for b := 0; b < j; b++ {

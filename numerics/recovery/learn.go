@@ -82,7 +82,14 @@ func (l *learner) learnFloat() (Result, error) {
 	}
 	l.stage = stageColumns
 	l.frugalPlanned(t.H)
+	order := make([]int, 0, l.ncols)
+	if l.ncols > l.d {
+		order = append(order, l.d) // Q first: the paper's links on z_1 + z_j use it
+	}
 	for j := 1; j < l.d; j++ {
+		order = append(order, j)
+	}
+	for _, j := range order {
 		if err := l.column(t, j); err != nil {
 			return l.res, err
 		}
@@ -154,15 +161,32 @@ type fitStats struct {
 func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 	d, hc := l.d, t.H
 	layer := make(attention.Layer, hc)
+	var qb [][]float64
 	est := 0.0
 	for h := 0; h < hc; h++ {
+		// P̃_h − Q_h 1ᵀ, Q_h = 0 without biases (model.go).
+		q := make([]float64, d)
+		if t.biased() {
+			for a := range q {
+				q[a] = t.Q(h, a)
+			}
+			cb := make([]float64, d)
+			for x := range cb {
+				var acc float64
+				for a := 0; a < d; a++ {
+					acc += float64(l.u[a][x] * q[a])
+				}
+				cb[x] = acc / l.c
+			}
+			qb = append(qb, cb)
+		}
 		w := mat.NewDense(d, d, nil)
 		for x := 0; x < d; x++ {
 			for y := 0; y < d; y++ {
 				var acc float64
 				for a := 0; a < d; a++ {
 					for b := 0; b < d; b++ {
-						acc += float64(l.u[a][x] * t.P(h, a, b) * l.z[b][y])
+						acc += float64(l.u[a][x] * float64(t.P(h, a, b)-q[a]) * l.z[b][y])
 					}
 				}
 				w.Set(x, y, acc/l.c)
@@ -191,7 +215,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 		if st.vars != nil {
 			var vw, vv float64
 			for a := 0; a < d; a++ {
-				for b := 0; b < d; b++ {
+				for b := 0; b < t.cols; b++ {
 					vw += st.vars[t.pIndex(h, a, b)]
 				}
 				vv += st.vars[t.rIndex(h, a)]
@@ -266,6 +290,12 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 			Reason: fmt.Sprintf("estimated relative error %.3g exceeds %.3g: the answers do not determine the heads %s", est, l.opt.maxError(), l.precisionName())}
 	}
 	l.res.Layer = sortedLayer
+	if qb != nil {
+		l.res.QueryBias = make([][]float64, hc)
+		for k, h := range order {
+			l.res.QueryBias[k] = qb[h]
+		}
+	}
 	if big != nil {
 		l.res.BigLayer = make([]BigHead, hc)
 		for k, h := range order {

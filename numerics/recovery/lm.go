@@ -48,28 +48,30 @@ type solver struct {
 }
 
 func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
-	d := l.d
+	d, cols := l.d, l.ncols
 	sv := &solver{l: l, rows: rows, d: d, H: H}
-	n := H * (d*d + d)
+	n := H * (d*cols + d)
 	sv.gpos = make([]int, n)
 	sv.blk = make([]int, n)
 	sv.lpos = make([]int, n)
-	blockOf := make([]int, d) // column → free block index
+	blockOf := make([]int, cols) // column → free block index
 	for b := range blockOf {
 		blockOf[b] = -1
 	}
-	t := theta{H: H, d: d}
+	t := theta{H: H, d: d, cols: cols}
 	for i := range sv.gpos {
 		sv.gpos[i], sv.blk[i], sv.lpos[i] = -1, -1, -1
 	}
 	for h := 0; h < H; h++ {
 		for a := 0; a < d; a++ {
-			for b := 0; b < d; b++ {
+			for b := 0; b < cols; b++ {
 				idx := t.pIndex(h, a, b)
 				if !free[idx] {
 					continue
 				}
-				if a == 0 && b == 0 {
+				// Q_h (column d) is global: the paper's links on
+				// z_1 + z_j touch it beside their own column.
+				if (a == 0 && b == 0) || b == d {
 					sv.gpos[idx] = sv.ng
 					sv.ng++
 					continue

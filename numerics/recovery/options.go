@@ -115,6 +115,15 @@ type Options struct {
 	// (MATH.md §4). Zero means 1.7 (2.5 when d = 1), or, with Calibrate,
 	// the spread Calibrate reads off the layer.
 	Spread float64
+	// Biases says the layer may have biases beyond the paper's model: a
+	// query bias c_h per head and a constant C, F(X) = C + Σ_h Σ_i
+	// softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i), as PyTorch's
+	// nn.MultiheadAttention with bias=True (numerics/layerfile). Learn
+	// then asks F of the zero token alone (C) and one more column of
+	// measurements, on the query token z = 0 (the c_h), BiasQueries more
+	// queries, and returns them in Result.QueryBias and Result.Const.
+	// Float64 only for now.
+	Biases bool
 	// Calibrate makes Recover read the layer's scale first (Calibrate)
 	// and run at the spread it finds, for layers whose weights are not of
 	// size 1/√d (a framework's initialisation, a trained layer). Its
@@ -161,6 +170,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
 		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
+	case o.Biases && o.Precision > 0:
+		return fmt.Errorf("recovery: biases are learned in float64 only (Precision 0), not at %d bits", o.Precision)
 	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > MaxSpread:
 		return fmt.Errorf("recovery: spread %v outside [0, %v]", o.Spread, MaxSpread)
 	case math.IsNaN(o.MaxError) || o.MaxError < 0:
@@ -207,6 +218,17 @@ func EconomyQueries(H, d int) int { return 2*H*(d*d+d-1) + 1 }
 // With H an upper bound H0, the later measurements take H_c + 1 samples
 // for the H_c heads column one shows, so the count is at most this.
 func FrugalQueries(H, d int) int { return 2*H*(2*d-1) + 1 + (H+1)*(d*d-d) }
+
+// BiasQueries returns the queries that learning the biases adds to mode
+// m's count (Options.Biases): 1 for C, F of the zero token alone, and a
+// column of d measurements on z = 0 with 2H samples each (H + 1 in frugal
+// mode), labelled by their values, which column one has learned.
+func BiasQueries(m Mode, H, d int) int {
+	if m == Frugal {
+		return 1 + (H+1)*d
+	}
+	return 1 + 2*H*d
+}
 
 // InformationBound returns H(d² + d), the number of real degrees of freedom
 // of H canonical heads of width d: no method can use fewer real-valued

@@ -440,7 +440,7 @@ func (l *learner) plainKnown(k, hc, j int, rs float64) error {
 // working precision, solves for W_h and v_h and hands over to finish.
 func (l *learner) finishPlain(hc int) (Result, error) {
 	x, d := l.x, l.d
-	t := newTheta(hc, d)
+	t := newTheta(hc, d, l.ncols)
 	var pmax, rmax float64
 	for h := 0; h < hc; h++ {
 		for a := 0; a < d; a++ {

@@ -61,7 +61,7 @@ func TestModelMatchesLayer(t *testing.T) {
 	if err := l.schedule(); err != nil {
 		t.Fatal(err)
 	}
-	th := newTheta(H, d)
+	th := newTheta(H, d, d)
 	for h, hd := range layer {
 		for a := 0; a < d; a++ {
 			for b := 0; b < d; b++ {

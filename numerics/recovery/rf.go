@@ -3,6 +3,7 @@ package recovery
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"headlab/numerics/rational"
 )
@@ -32,7 +33,7 @@ func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
 	rf := &l.res.Trace.RFs[k]
 	n := append([]float64(nil), rf.N...)
 	f := append([]float64(nil), rf.F...)
-	if f0 != nil {
+	if f0 != nil && !slices.Contains(n, 0) {
 		n = append([]float64{0}, n...)
 		f = append([]float64{*f0}, f...)
 	}
@@ -83,9 +84,15 @@ func (l *learner) queryRowsIndexed() []indexedRow {
 }
 
 // Name returns the RF's name as MATH.md writes it, with 1-based indices:
-// "M_21", "RF(z_1+z_3, u_1)", "RF(z_3, u_1+u_2)".
+// "M_21", "RF(z_1+z_3, u_1)", "RF(z_3, u_1+u_2)"; with biases the column
+// on the query token −z_1 is "RF(−z_1, u_2)" and the query of the zero
+// token alone "F(0)".
 func (r RF) Name() string {
-	if r.Kind == Measurement {
+	biasCol := r.J == len(r.Z) && len(r.Z) > 0
+	switch {
+	case r.Kind == Constant:
+		return "F(0)"
+	case r.Kind == Measurement && !biasCol:
 		return fmt.Sprintf("M_%d%d", r.I+1, r.J+1)
 	}
 	sum := func(s string, idx []int) string {
@@ -93,6 +100,10 @@ func (r RF) Name() string {
 		for k, i := range idx {
 			if k > 0 {
 				out += "+"
+			}
+			if s == "z" && i == len(r.Z) {
+				out += "−z_1"
+				continue
 			}
 			out += fmt.Sprintf("%s_%d", s, i+1)
 		}

@@ -96,7 +96,11 @@ const (
 
 // plannedQueries is the query count of opt's schedule before fallbacks.
 func plannedQueries(opt Options) int {
-	return opt.Mode.Queries(opt.Heads, opt.Width)
+	q := opt.Mode.Queries(opt.Heads, opt.Width)
+	if opt.Biases {
+		q += BiasQueries(opt.Mode, opt.Heads, opt.Width)
+	}
+	return q
 }
 
 // tick is a checkpoint of the run: it calls the pause, if any.

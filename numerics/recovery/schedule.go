@@ -12,15 +12,18 @@ import (
 
 // learner is the state of one Learn run.
 type learner struct {
-	o    source
-	opt  Options
-	x    *ext // the extended-precision numbers, nil in float64
-	d    int
-	h0   int     // Heads: H or the bound H0
-	c    float64 // scale of u in a = z − c·u
-	u, z [][]float64
-	eps  float64
-	s    float64 // RMS of the answers on z_1, the noise model's scale
+	o   source
+	opt Options
+	x   *ext // the extended-precision numbers, nil in float64
+	d   int
+	// ncols is the number of columns of the P_h: d, or d + 1 with biases
+	// (the column of the query token z = −z_1, l.z[d]; model.go).
+	ncols int
+	h0    int     // Heads: H or the bound H0
+	c     float64 // scale of u in a = z − c·u
+	u, z  [][]float64
+	eps   float64
+	s     float64 // RMS of the answers on z_1, the noise model's scale
 
 	res   Result
 	specs []*spec   // per RF
@@ -33,6 +36,9 @@ type learner struct {
 	// query, each rational fit, each trial step of a fit) and may suspend
 	// it there (Run); it reads the progress below and changes nothing.
 	pause func(*learner)
+	// hasConst says C, the answer to the zero token alone, is known and
+	// taken off every answer (Biases).
+	hasConst bool
 	// workers is how many goroutines fit independent starting points at
 	// once (chooseStarts): 1 when the run is paused at checkpoints, which
 	// must all come from the run's own goroutine.
@@ -89,6 +95,15 @@ func newLearner(o source, opt Options) *learner {
 		l.c = opt.spread() * math.Sqrt(float64(l.d))
 		l.u = orthonormalBasis(l.d, rng)
 		l.z = orthonormalBasis(l.d, rng)
+	}
+	l.ncols = l.d
+	if opt.Biases {
+		l.ncols = l.d + 1
+		neg := make([]float64, l.d)
+		for i, x := range l.z[0] {
+			neg[i] = -x
+		}
+		l.z = append(l.z, neg)
 	}
 	l.res.Scale = l.c
 	l.res.U = mat.NewDense(l.d, l.d, nil)
@@ -160,6 +175,9 @@ func (l *learner) ask(k, n int) error {
 	if math.IsNaN(y) || math.IsInf(y, 0) {
 		return &Error{RF: k, Name: rf.Name(), First: q, Last: q, Reason: fmt.Sprintf("oracle answered %v on %d tokens", y, n+1)}
 	}
+	if l.hasConst {
+		y = float64(y - l.res.Const)
+	}
 	l.ans = append(l.ans, y)
 	l.res.Trace.Queries = append(l.res.Trace.Queries, Query{RF: k, Sample: len(rf.N), Length: n + 1, Answer: y})
 	rf.N = append(rf.N, float64(n))
@@ -216,6 +234,15 @@ func (l *learner) schedule() error {
 		}
 		l.first = append(l.first, m, lk)
 	}
+	if l.opt.Biases {
+		// C = F(0): the zero token alone. Every answer is taken less C
+		// from here on, so that the RFs are the paper's.
+		k := l.addRF(Constant, 0, 0, nil, nil)
+		if err := l.ask(k, 0); err != nil {
+			return err
+		}
+		l.takeConstant()
+	}
 	// The noise model's scale comes from the RFs on z_1, which every mode
 	// asks alike, so that column one is learned bit for bit the same in
 	// every mode: frugal knows no other answers when it learns it.
@@ -224,7 +251,7 @@ func (l *learner) schedule() error {
 		ss += float64(y * y)
 	}
 	l.s = math.Sqrt(ss / float64(len(l.ans)))
-	l.cols = make([][]int, d)
+	l.cols = make([][]int, l.ncols)
 	for j := 1; j < d && l.opt.Mode != Frugal; j++ {
 		var col []int
 		add := func(kind Kind, i int, alpha, beta []int) error {
@@ -252,7 +279,39 @@ func (l *learner) schedule() error {
 		}
 		l.cols[j] = col
 	}
+	if l.opt.Biases && l.opt.Mode != Frugal {
+		// The column on −z_1, labelled by the values as economy's are.
+		var col []int
+		for i := 0; i < d; i++ {
+			k := l.addRF(Measurement, i, d, []int{i}, []int{d})
+			col = append(col, k)
+			if err := ask(k, 1); err != nil {
+				return err
+			}
+		}
+		l.cols[d] = col
+	}
 	return nil
+}
+
+// takeConstant takes the last answer as C and every answer so far less
+// C: those of the RFs, and the learner's.
+func (l *learner) takeConstant() {
+	q := len(l.ans) - 1
+	l.res.Const = l.ans[q]
+	l.hasConst = true
+	for i := range l.ans {
+		l.ans[i] = float64(l.ans[i] - l.res.Const)
+	}
+	for i := range l.res.Trace.Queries {
+		l.res.Trace.Queries[i].Answer = l.ans[i]
+	}
+	for k := range l.res.Trace.RFs {
+		rf := &l.res.Trace.RFs[k]
+		for i, qq := range rf.Query {
+			rf.F[i] = l.ans[qq]
+		}
+	}
 }
 
 // sigma is the noise model of an answer y.

@@ -19,6 +19,10 @@ const (
 	// Link is an RF on a sum of basis vectors whose poles tie the head
 	// labels of two measurements together (MATH.md §3.3, §3.4).
 	Link
+	// Constant is the one query of the zero token alone, whose answer is
+	// the constant C of a layer with biases (Options.Biases); it is no
+	// rational function and is never fitted.
+	Constant
 )
 
 // String returns "measurement" or "link".
@@ -28,6 +32,8 @@ func (k Kind) String() string {
 		return "measurement"
 	case Link:
 		return "link"
+	case Constant:
+		return "constant"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -131,6 +137,11 @@ type Result struct {
 	Cond float64
 	// Heads is the number of canonical heads found (len(Layer) on success).
 	Heads int
+
+	// QueryBias holds c_h per head of Layer and Const is C, with
+	// Options.Biases (nil and 0 otherwise).
+	QueryBias [][]float64
+	Const     float64
 
 	// Calibration is what Calibrate measured when the run was calibrated
 	// (Options.Calibrate), else nil.
