@@ -21,7 +21,8 @@ type ext struct {
 	u, z       [][]*big.Float // basis vectors u_a, z_b
 	tokA, tokZ [][]*big.Float // per RF: the copied token a and the query z
 	uz         [][]*big.Float // per RF: Uᵀz
-	ans        []*big.Float   // per query
+	ans        []*big.Float   // per query (less C once known)
+	C          *big.Float     // the constant, with biases: nil until asked
 	fits       []*bigFit      // per RF: its own fit, nil if none
 
 	// P[h][a][b] and R[h][k]: the heads as the learner knows them.
@@ -38,6 +39,13 @@ func newExt(opt Options, rng *rand.Rand) *ext {
 	x.c.Mul(x.c, x.num().SetFloat64(opt.spread()))
 	x.u = x.orthonormalBasis(opt.Width, rng)
 	x.z = x.orthonormalBasis(opt.Width, rng)
+	if opt.Biases {
+		neg := make([]*big.Float, opt.Width)
+		for i, e := range x.z[0] {
+			neg[i] = x.num().Neg(e)
+		}
+		x.z = append(x.z, neg) // the column of the biases (model.go)
+	}
 	return x
 }
 
@@ -117,6 +125,9 @@ func (x *ext) record(y *big.Float) float64 {
 		y = new(big.Float).SetInf(false)
 	}
 	y = x.num().Set(y)
+	if x.C != nil {
+		y.Sub(y, x.C)
+	}
 	f, _ := y.Float64()
 	if !y.IsInf() {
 		x.ans = append(x.ans, y)

@@ -122,7 +122,6 @@ type Options struct {
 	// then asks F of the zero token alone (C) and one more column of
 	// measurements, on the query token z = 0 (the c_h), BiasQueries more
 	// queries, and returns them in Result.QueryBias and Result.Const.
-	// Float64 only for now.
 	Biases bool
 	// Calibrate makes Recover read the layer's scale first (Calibrate)
 	// and run at the spread it finds, for layers whose weights are not of
@@ -170,8 +169,6 @@ func (o Options) validate() error {
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
 		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
-	case o.Biases && o.Precision > 0:
-		return fmt.Errorf("recovery: biases are learned in float64 only (Precision 0), not at %d bits", o.Precision)
 	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > MaxSpread:
 		return fmt.Errorf("recovery: spread %v outside [0, %v]", o.Spread, MaxSpread)
 	case math.IsNaN(o.MaxError) || o.MaxError < 0:

@@ -204,7 +204,7 @@ func (l *learner) learnPlain() (Result, error) {
 	for h := range x.P {
 		x.P[h] = make([][]*big.Float, d)
 		for a := range x.P[h] {
-			x.P[h][a] = make([]*big.Float, d)
+			x.P[h][a] = make([]*big.Float, l.ncols)
 		}
 		x.R[h] = make([]*big.Float, d)
 	}
@@ -215,7 +215,9 @@ func (l *learner) learnPlain() (Result, error) {
 		}
 		l.columns = 1
 		l.stage = stageColumns
-		for j := 1; j < d; j++ {
+		// The column of the biases last: the links here only check, and
+		// frugal's pole search reads the columns before it.
+		for j := 1; j < l.ncols; j++ {
 			if err := l.plainColumn(hc, j); err != nil {
 				return l.res, err
 			}
@@ -311,6 +313,10 @@ func inverse(perm []int) []int {
 func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
 	x, s := l.x, l.specs[k]
 	t := x.num()
+	var q float64
+	if l.ncols > l.d {
+		q = s.qWeight(theta{d: l.d, cols: l.ncols})
+	}
 	for h := 0; h < hc; h++ {
 		ph, rh, v := x.num(), x.num(), x.num()
 		for _, a := range s.alpha {
@@ -318,6 +324,9 @@ func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
 				if x.P[h][a][b] != nil {
 					ph.Add(ph, x.P[h][a][b])
 				}
+			}
+			if qa := x.q(h, a); q != 0 && qa != nil {
+				ph.Add(ph, qa.Mul(qa, x.num().SetFloat64(q)))
 			}
 			if x.R[h][a] != nil {
 				rh.Add(rh, x.R[h][a])
@@ -332,6 +341,17 @@ func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
 		p, r, vz = append(p, ph), append(r, rh), append(vz, v)
 	}
 	return p, r, vz
+}
+
+// q returns Q_h[a] = (P̃_h[a][d] + P̃_h[a][0])/2 (model.go), nil while the
+// column of the biases is not known (or there is none).
+func (x *ext) q(h, a int) *big.Float {
+	d := len(x.u)
+	if len(x.P[h][a]) <= d || x.P[h][a][d] == nil || x.P[h][a][0] == nil {
+		return nil
+	}
+	q := x.num().Add(x.P[h][a][d], x.P[h][a][0])
+	return q.Quo(q, x.num().SetInt64(2))
 }
 
 // labelByModel labels RF k's fitted poles with the heads whose predicted
@@ -444,7 +464,7 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 	var pmax, rmax float64
 	for h := 0; h < hc; h++ {
 		for a := 0; a < d; a++ {
-			for b := 0; b < d; b++ {
+			for b := 0; b < l.ncols; b++ {
 				t.x[t.pIndex(h, a, b)], _ = x.P[h][a][b].Float64()
 				pmax = math.Max(pmax, math.Abs(t.P(h, a, b)))
 			}
@@ -505,17 +525,22 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			worst = math.Max(worst, math.Abs(e)*eps)
 		}
 	}
-	// W_h = U P_h Zᵀ/c and v_h = U r_h/c.
+	// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c and v_h = U r_h/c (Q_h = 0 without biases).
 	heads := make([]BigHead, hc)
 	tmp := x.num()
 	for h := 0; h < hc; h++ {
-		pz := make([][]*big.Float, d) // P_h Zᵀ
+		pz := make([][]*big.Float, d) // (P̃_h − Q_h 1ᵀ) Zᵀ
 		for a := 0; a < d; a++ {
 			pz[a] = make([]*big.Float, d)
+			qa := x.q(h, a)
 			for y := 0; y < d; y++ {
 				acc := x.num()
 				for b := 0; b < d; b++ {
-					acc.Add(acc, tmp.Mul(x.P[h][a][b], x.z[b][y]))
+					pab := x.P[h][a][b]
+					if qa != nil {
+						pab = x.num().Sub(pab, qa)
+					}
+					acc.Add(acc, tmp.Mul(pab, x.z[b][y]))
 				}
 				pz[a][y] = acc
 			}

@@ -99,6 +99,8 @@ func newLearner(o source, opt Options) *learner {
 	l.ncols = l.d
 	if opt.Biases {
 		l.ncols = l.d + 1
+	}
+	if opt.Biases && l.x == nil {
 		neg := make([]float64, l.d)
 		for i, x := range l.z[0] {
 			neg[i] = -x
@@ -175,8 +177,8 @@ func (l *learner) ask(k, n int) error {
 	if math.IsNaN(y) || math.IsInf(y, 0) {
 		return &Error{RF: k, Name: rf.Name(), First: q, Last: q, Reason: fmt.Sprintf("oracle answered %v on %d tokens", y, n+1)}
 	}
-	if l.hasConst {
-		y = float64(y - l.res.Const)
+	if l.hasConst && l.x == nil {
+		y = float64(y - l.res.Const) // ext.record takes it off in extended precision
 	}
 	l.ans = append(l.ans, y)
 	l.res.Trace.Queries = append(l.res.Trace.Queries, Query{RF: k, Sample: len(rf.N), Length: n + 1, Answer: y})
@@ -302,6 +304,14 @@ func (l *learner) takeConstant() {
 	l.hasConst = true
 	for i := range l.ans {
 		l.ans[i] = float64(l.ans[i] - l.res.Const)
+	}
+	if x := l.x; x != nil {
+		x.C = x.ans[q]
+		l.res.Const, _ = x.C.Float64()
+		for i, y := range x.ans {
+			x.ans[i] = x.num().Sub(y, x.C)
+			l.ans[i], _ = x.ans[i].Float64()
+		}
 	}
 	for i := range l.res.Trace.Queries {
 		l.res.Trace.Queries[i].Answer = l.ans[i]
