@@ -24,7 +24,7 @@ import "headlab/numerics/internal/xmath"
 // P̃_h[a][d] = 2Q_h[a] − P̃_h[a][0], so Q_h[a] = (P̃_h[a][d] + P̃_h[a][0])/2.
 // The learner learns P̃ column by column as it learns P without biases
 // (only the paper's links on z_1 + z_j need the correction), and
-// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c, c_h = U Q_h/c (MATH.md §3.6). The token
+// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c, c_h = U Q_h/c (MATH.md §3.8). The token
 // −z_1 rather than 0: on z = 0 the heads' poles are e^{Q_h[a]}, all 1 for
 // a layer whose biases are 0, which no labelling can tell apart.
 
