@@ -3,6 +3,7 @@ package layerfile
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/recovery"
 	"headlab/numerics/transformer"
 )
 
@@ -271,5 +273,46 @@ func TestHostile(t *testing.T) {
 	}
 	if _, err := Read(bytes.NewReader(make([]byte, MaxBytes+1)), "x.npz", 0); err == nil || !strings.Contains(err.Error(), strconv.Itoa(MaxBytes>>20)+" MiB") {
 		t.Errorf("oversized file: %v", err)
+	}
+}
+
+// torchLayerIn runs testdata/torchlayer.py into dir.
+func torchLayerIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(python, append([]string{"testdata/torchlayer.py", "--out", dir}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torchlayer.py %v: %v\n%s", args, err, out)
+	}
+}
+
+// TestOracleRecovers: the in-process black box of a biased model answers
+// alike in float64 and at 192 bits, and recovery learns the model's
+// heads, c_h and C through it in both.
+func TestOracleRecovers(t *testing.T) {
+	m := Model{Layer: attention.Random(2, 3, 4), Const: 0.7, QueryBias: [][]float64{{0.3, -0.2, 0.1}, {-0.4, 0, 0.25}}}
+	X := [][]float64{{0.1, -1, 2}, {1, 0.5, -0.3}, {-0.7, 0.2, 0.9}}
+	var bx [][]*big.Float
+	for _, r := range X {
+		var br []*big.Float
+		for _, v := range r {
+			br = append(br, new(big.Float).SetPrec(192).SetFloat64(v))
+		}
+		bx = append(bx, br)
+	}
+	f := m.Output(rows(X))
+	b, _ := m.BigOutput(bx).Float64()
+	if math.Abs(f-b) > 1e-15*math.Abs(b) {
+		t.Fatalf("float64 %v, 192 bits %v", f, b)
+	}
+	for _, prec := range []uint{0, 192} {
+		opt := recovery.DefaultOptions(2, 3)
+		opt.Biases, opt.Precision = true, prec
+		res, err := recovery.Recover(context.Background(), Oracle(m), opt)
+		if err != nil {
+			t.Fatalf("%d bits: %v", prec, err)
+		}
+		if e, _ := attention.RelativeError(res.Layer, m.Layer); e > 1e-9 || math.Abs(res.Const-m.Const) > 1e-12 {
+			t.Errorf("%d bits: error %.3g, C %v", prec, e, res.Const)
+		}
 	}
 }
