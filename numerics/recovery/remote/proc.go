@@ -15,6 +15,10 @@ import (
 	"headlab/numerics/recovery"
 )
 
+// drainGrace is how long a cancelled batch waits for the answers to the
+// queries already sent.
+const drainGrace = 2 * time.Second
+
 // Received is called with every answer as it arrives from the oracle,
 // before the batch is complete: the query, the answer and y's JSON text
 // exactly as received (empty for an error answer). Log.Record is one.
@@ -185,15 +189,20 @@ func (p *Proc) answer(ctx context.Context, batch []recovery.Request) ([]recovery
 	var mu sync.Mutex // guards sent
 	slots := make(chan struct{}, p.opt.inFlight())
 	stop := make(chan struct{})
-	defer close(stop)
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	defer halt()
 	werr := make(chan error, 1)
+	wdone := make(chan struct{})
 	go func() { // the writer
+		defer close(wdone)
 		w := bufio.NewWriterSize(p.stdin, 1<<16)
 		var b []byte
 		for i, q := range batch {
 			select {
 			case slots <- struct{}{}:
 			case <-stop:
+				w.Flush() // what is marked sent is sent
 				return
 			}
 			b = appendRequest(b[:0], first+int64(i), q)
@@ -213,12 +222,69 @@ func (p *Proc) answer(ctx context.Context, batch []recovery.Request) ([]recovery
 			}
 		}
 	}()
+	// take files an answer, reporting whether it fails the batch.
+	take := func(l lineOrErr) error {
+		if l.err != nil {
+			return l.err
+		}
+		k := l.w.id - first
+		if k < 0 || k >= int64(n) {
+			return fmt.Errorf("query id %d: an answer to an unknown id (this batch has ids %d…%d)", l.w.id, first, first+int64(n)-1)
+		}
+		mu.Lock()
+		unsent := sent[k].IsZero()
+		mu.Unlock()
+		if unsent {
+			return fmt.Errorf("query id %d: an answer to an id not yet sent", l.w.id)
+		}
+		if got[k] {
+			return fmt.Errorf("query id %d: answered twice", l.w.id)
+		}
+		got[k], out[k] = true, l.w.a
+		<-slots
+		if p.opt.Received != nil {
+			p.opt.Received(batch[k], l.w.a, l.w.raw)
+		}
+		return nil
+	}
+	// drain waits a little for the answers to queries already sent, so
+	// that Received sees them (a resumed run need not ask them again).
+	drain := func() {
+		halt()
+		grace := time.NewTimer(min(p.opt.timeout(), drainGrace))
+		defer grace.Stop()
+		select {
+		case <-wdone:
+		case <-grace.C:
+			return
+		}
+		mu.Lock()
+		pending := 0
+		for k := range sent {
+			if !sent[k].IsZero() && !got[k] {
+				pending++
+			}
+		}
+		mu.Unlock()
+		for pending > 0 {
+			select {
+			case l, ok := <-p.lines:
+				if !ok || take(l) != nil {
+					return
+				}
+				pending--
+			case <-grace.C:
+				return
+			}
+		}
+	}
 	timer := time.NewTimer(p.opt.timeout())
 	defer timer.Stop()
 	left, oldest := n, 0
 	for left > 0 {
 		select {
 		case <-ctx.Done():
+			drain()
 			return nil, fmt.Errorf("query id %d: %w", first+int64(oldest), ctx.Err())
 		case err := <-werr:
 			return nil, fmt.Errorf("query id %d: writing to the oracle: %v; %v", first+int64(oldest), err, p.exited())
@@ -238,28 +304,11 @@ func (p *Proc) answer(ctx context.Context, batch []recovery.Request) ([]recovery
 			if !ok {
 				return nil, fmt.Errorf("query id %d: no answer: %v", first+int64(oldest), p.exited())
 			}
-			if l.err != nil {
-				return nil, l.err
+			if err := take(l); err != nil {
+				return nil, err
 			}
-			k := l.w.id - first
-			if k < 0 || k >= int64(n) {
-				return nil, fmt.Errorf("query id %d: an answer to an unknown id (this batch has ids %d…%d)", l.w.id, first, first+int64(n)-1)
-			}
-			mu.Lock()
-			unsent := sent[k].IsZero()
-			mu.Unlock()
-			if unsent {
-				return nil, fmt.Errorf("query id %d: an answer to an id not yet sent", l.w.id)
-			}
-			if got[k] {
-				return nil, fmt.Errorf("query id %d: answered twice", l.w.id)
-			}
-			got[k], out[k] = true, l.w.a
 			left--
-			<-slots
-			if p.opt.Received != nil {
-				p.opt.Received(batch[k], l.w.a, l.w.raw)
-			}
+			k := l.w.id - first
 			if int(k) == oldest {
 				for oldest < n && got[oldest] {
 					oldest++

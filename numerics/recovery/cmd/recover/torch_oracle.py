@@ -19,16 +19,21 @@ It serves the wire format of headlab/numerics/recovery/remote:
 --dump-truth FILE writes the canonical heads in recover's JSON (-truth):
 W_h = (W_k^h)^T W_q^h / sqrt(d/H) and v_h = (W_v^h)^T (W_o^h)^T u, the
 head's slices of in_proj_weight and of out_proj.weight's columns.
---count FILE appends each answered id to FILE; --die-after N exits with
-status 3 after N answers (for tests). Example:
+--count FILE appends each answered id and a hash of its tokens to FILE (and
+"# post N" for each HTTP POST of N requests); --die-after N exits with
+status 3 after N answers and --delay S sleeps S seconds before each (for
+tests). Example:
 
   recover -oracle 'python3 torch_oracle.py --heads 2 --width 4 --seed 1' -H 2 -d 4
 """
 import argparse
+import hashlib
 import json
 import math
+import os
 import sys
 import threading
+import time
 
 import numpy as np
 import torch
@@ -77,14 +82,23 @@ def canonical(mha, u):
 
 
 class Oracle:
-    def __init__(self, mha, u, count, die_after):
-        self.mha, self.u = mha, u
+    def __init__(self, mha, u, count, die_after, delay):
+        self.mha, self.u, self.delay = mha, u, delay
         self.count = open(count, "a") if count else None
         self.left = die_after
         self.lock = threading.Lock()
 
     def answer(self, req):
         rid = req.get("id")
+        with self.lock:
+            if self.left is not None:
+                if self.left <= 0:
+                    sys.stderr.write("torch_oracle: dying as asked (--die-after)\n")
+                    sys.stderr.flush()
+                    os._exit(3)
+                self.left -= 1
+        if self.delay:
+            time.sleep(self.delay)
         try:
             x = torch.tensor([[float(t) for t in row] for row in req["tokens"]], dtype=torch.float64)
             with torch.no_grad():
@@ -96,15 +110,9 @@ class Oracle:
             ans = {"id": rid, "error": "%s: %s" % (type(e).__name__, e)}
         with self.lock:
             if self.count:
-                self.count.write("%s\n" % rid)
+                key = hashlib.sha1(json.dumps(req["tokens"]).encode()).hexdigest()[:16]
+                self.count.write("%s %s\n" % (rid, key))
                 self.count.flush()
-            if self.left is not None:
-                self.left -= 1
-                if self.left < 0:
-                    sys.stderr.write("torch_oracle: dying as asked (--die-after)\n")
-                    sys.stderr.flush()
-                    import os
-                    os._exit(3)
         return ans
 
 
@@ -130,6 +138,9 @@ def serve_http(oracle, port):
         def do_POST(self):
             try:
                 reqs = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if oracle.count:
+                    with oracle.lock:
+                        oracle.count.write("# post %d\n" % len(reqs))
                 body = json.dumps([oracle.answer(r) for r in reqs]).encode()
                 self.send_response(200)
             except (ValueError, TypeError, KeyError) as e:
@@ -160,6 +171,7 @@ def main():
     p.add_argument("--http", type=int, help="serve HTTP on 127.0.0.1:PORT instead of stdin/stdout")
     p.add_argument("--count", help="append each answered id to this file")
     p.add_argument("--die-after", type=int, help="exit with status 3 after this many answers")
+    p.add_argument("--delay", type=float, default=0, help="sleep this many seconds before each answer")
     args = p.parse_args()
     torch.set_num_threads(1)
     mha, u = build(args)
@@ -169,7 +181,7 @@ def main():
         with open(args.dump_truth, "w") as f:
             json.dump(canonical(mha, u), f)
         return 0
-    oracle = Oracle(mha, u, args.count, args.die_after)
+    oracle = Oracle(mha, u, args.count, args.die_after, args.delay)
     if args.http is not None:
         serve_http(oracle, args.http)
         return 0
