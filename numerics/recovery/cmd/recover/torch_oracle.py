@@ -22,7 +22,8 @@ head's slices of in_proj_weight and of out_proj.weight's columns.
 --count FILE appends each answered id and a hash of its tokens to FILE (and
 "# post N" for each HTTP POST of N requests); --die-after N exits with
 status 3 after N answers and --delay S sleeps S seconds before each (for
-tests). Example:
+tests); --stats FILE writes {"answers": N, "seconds": S} (the time spent
+answering) when stdin ends, and over HTTP a GET answers the same. Example:
 
   recover -oracle 'python3 torch_oracle.py --heads 2 --width 4 --seed 1' -H 2 -d 4
 """
@@ -84,6 +85,7 @@ def canonical(mha, u):
 class Oracle:
     def __init__(self, mha, u, count, die_after, delay):
         self.mha, self.u, self.delay = mha, u, delay
+        self.answers, self.busy = 0, 0.0  # answers given, seconds spent in them
         self.count = open(count, "a") if count else None
         self.left = die_after
         self.lock = threading.Lock()
@@ -99,6 +101,7 @@ class Oracle:
                 self.left -= 1
         if self.delay:
             time.sleep(self.delay)
+        t0 = time.perf_counter()
         try:
             x = torch.tensor([[float(t) for t in row] for row in req["tokens"]], dtype=torch.float64)
             with torch.no_grad():
@@ -109,6 +112,8 @@ class Oracle:
         except Exception as e:  # an answer, not a crash
             ans = {"id": rid, "error": "%s: %s" % (type(e).__name__, e)}
         with self.lock:
+            self.answers += 1
+            self.busy += time.perf_counter() - t0
             if self.count:
                 key = hashlib.sha1(json.dumps(req["tokens"]).encode()).hexdigest()[:16]
                 self.count.write("%s %s\n" % (rid, key))
@@ -116,7 +121,12 @@ class Oracle:
         return ans
 
 
-def serve_lines(oracle):
+def stats(oracle):
+    with oracle.lock:
+        return json.dumps({"answers": oracle.answers, "seconds": oracle.busy})
+
+
+def serve_lines(oracle, stats_file):
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():
@@ -128,6 +138,9 @@ def serve_lines(oracle):
             return 2
         out.write(json.dumps(oracle.answer(req)) + "\n")
         out.flush()
+    if stats_file:
+        with open(stats_file, "w") as f:
+            f.write(stats(oracle))
     return 0
 
 
@@ -146,6 +159,14 @@ def serve_http(oracle, port):
             except (ValueError, TypeError, KeyError) as e:
                 body = ("bad request: %s" % e).encode()
                 self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            body = stats(oracle).encode()
+            self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
@@ -171,6 +192,7 @@ def main():
     p.add_argument("--http", type=int, help="serve HTTP on 127.0.0.1:PORT instead of stdin/stdout")
     p.add_argument("--count", help="append each answered id to this file")
     p.add_argument("--die-after", type=int, help="exit with status 3 after this many answers")
+    p.add_argument("--stats", help="at the end of stdin, write the answers given and the seconds spent in them")
     p.add_argument("--delay", type=float, default=0, help="sleep this many seconds before each answer")
     args = p.parse_args()
     torch.set_num_threads(1)
@@ -185,7 +207,7 @@ def main():
     if args.http is not None:
         serve_http(oracle, args.http)
         return 0
-    return serve_lines(oracle)
+    return serve_lines(oracle, args.stats)
 
 
 if __name__ == "__main__":

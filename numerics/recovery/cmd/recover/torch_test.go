@@ -21,7 +21,7 @@ const python = "/usr/bin/python3"
 
 // needTorch skips the test unless python3 can import torch and numpy, and
 // fails instead when HEADLAB_REQUIRE_TOOLS is set (./build.sh test).
-func needTorch(t *testing.T) {
+func needTorch(t testing.TB) {
 	t.Helper()
 	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
 		t.Skip("no processes under " + runtime.GOOS)
@@ -47,7 +47,7 @@ func (l torchLayer) args() string {
 }
 
 // truth dumps the layer's canonical heads.
-func (l torchLayer) truth(t *testing.T) string {
+func (l torchLayer) truth(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "truth.json")
 	cmd := exec.Command(python, append([]string{"torch_oracle.py", "--dump-truth", path}, strings.Fields(l.args())...)...)
@@ -75,7 +75,7 @@ func recoverRun(t *testing.T, ctx context.Context, args ...string) (int, *layerJ
 }
 
 // serveHTTP starts the example oracle on a free loopback port.
-func serveHTTP(t *testing.T, args ...string) string {
+func serveHTTP(t testing.TB, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(python, append([]string{"torch_oracle.py", "--http", "0"}, args...)...)
 	cmd.Stderr = os.Stderr
