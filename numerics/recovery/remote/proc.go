@@ -83,6 +83,7 @@ func StartProc(argv []string, opt ProcOptions) (*Proc, error) {
 	}
 	p := &Proc{opt: opt, name: strings.Join(argv, " "), tail: &tailBuffer{}, lines: make(chan lineOrErr, 64), done: make(chan struct{}), quit: make(chan struct{})}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
+	ownGroup(p.cmd)
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, err
