@@ -40,6 +40,14 @@ func skipExec(t *testing.T) {
 	}
 }
 
+// skipNet skips tests that listen on loopback where they cannot.
+func skipNet(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "js" || runtime.GOOS == "wasip1" {
+		t.Skip("no listening sockets under " + runtime.GOOS)
+	}
+}
+
 // fakeArgv is the command that runs this binary as a fake oracle in mode
 // (the environment carries the mode: see startFake).
 func startFake(t *testing.T, mode string, opt ProcOptions) *Proc {

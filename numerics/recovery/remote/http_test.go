@@ -59,6 +59,7 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestHTTPSameBits: a layer behind HTTP, in chunks with a limit in
 // flight, is recovered bit for bit as in process.
 func TestHTTPSameBits(t *testing.T) {
+	skipNet(t)
 	for _, prec := range []uint{0, 128} {
 		f := &fakeServer{}
 		srv := httptest.NewServer(f)
@@ -92,6 +93,7 @@ func TestHTTPSameBits(t *testing.T) {
 // TestHTTPBad: a 500 storm exhausts the retries, 429 with Retry-After is
 // waited out, a wrong array length and a client error fail at once.
 func TestHTTPBad(t *testing.T) {
+	skipNet(t)
 	batch, _ := recovery.PlannedBatch(fakeOptions(recovery.Paper, 0))
 	opt := HTTPOptions{Chunk: 1000, Attempts: 3, Backoff: time.Millisecond}
 	for _, tc := range []struct {
@@ -152,6 +154,7 @@ func TestHTTPBad(t *testing.T) {
 // TestHTTPTimeout: a server that never answers is retried after each
 // timeout, then given up on; a cancelled context stops at once.
 func TestHTTPTimeout(t *testing.T) {
+	skipNet(t)
 	block := make(chan struct{})
 	f := &fakeServer{fail: func(n int64, w http.ResponseWriter) bool { <-block; return true }}
 	srv := httptest.NewServer(f)
