@@ -25,7 +25,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-oracle", "x", "-H", "2"}, "-d: give the token width"},
 		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-prec", "7"}, "precision 7 bits outside"},
 		{[]string{"-oracle", "'x", "-H", "2", "-d", "4"}, "unclosed '"},
-		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-truth", "/nonexistent/truth.json"}, "no such file"},
+		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-truth", "/nonexistent/truth.json"}, "-truth: open /nonexistent/truth.json"},
 	} {
 		var out bytes.Buffer
 		code := run(context.Background(), tc.args, &out, &out)

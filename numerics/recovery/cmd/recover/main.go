@@ -171,7 +171,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var truth *layerJSON
 	if c.truth != "" {
 		if truth, err = readLayer(c.truth); err != nil {
-			fmt.Fprintln(stderr, "recover:", err)
+			fmt.Fprintln(stderr, "recover: -truth:", err)
 			return exitUsage
 		}
 	}
