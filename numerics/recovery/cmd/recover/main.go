@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -155,7 +156,23 @@ func (c config) logConfig() map[string]any {
 	return map[string]any{"H": c.heads, "H0": c.bound, "d": c.width, "mode": opt.Mode.String(), "prec": opt.Precision, "seed": opt.Seed, "spread": opt.Spread}
 }
 
+// lockedWriter serialises writes: the oracle's standard error is copied
+// to the command's by a goroutine of its own, beside the progress lines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if _, isFile := stderr.(*os.File); !isFile {
+		stderr = &lockedWriter{w: stderr}
+	}
 	c, err := parse(args, stderr)
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
