@@ -87,7 +87,6 @@ func (p *progress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		p.bar.Finish()
-		fmt.Fprintln(p.w)
+		p.bar.Finish() // and clears it
 	}
 }
