@@ -43,7 +43,7 @@
 // a batch, at most a bounded number) to the URL with Content-Type
 // application/json and reads back a JSON array of as many answers, in any
 // order. Status 429 and 5xx are retried with exponential backoff, honouring
-// Retry-After up to a bound; any other status other than 200 fails.
+// Retry-After up to a bound; any other status but 200 fails.
 //
 // Any violation (malformed JSON, an unknown or repeated id, a number that
 // is not finite, a string that is not a decimal number, an overlong line,
