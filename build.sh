@@ -154,6 +154,8 @@ test_all() {
   command -v WebKitWebDriver >/dev/null 2>&1 || apt_install webkit2gtk-driver
   command -v Xvfb >/dev/null 2>&1 || apt_install xvfb
   command -v zbarimg >/dev/null 2>&1 || apt_install zbar-tools
+  # The recover command's tests serve a torch layer from Python (cmd/recover).
+  /usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1 || apt_install python3-torch python3-numpy
   export HEADLAB_REQUIRE_TOOLS=1
   need_figure_tools
   build
