@@ -18,9 +18,10 @@ func TestUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-mode", "fast"}, `unknown mode "fast"`},
-		{[]string{"-layer", "l.npz", "-H", "2", "-d", "4"}, "-layer: reading saved layers is not yet supported"},
-		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-o", "out.npz"}, "only .json is written yet"},
-		{[]string{"-oracle", "x", "-url", "http://127.0.0.1:1/", "-H", "2", "-d", "4"}, "exactly one of -oracle and -url"},
+		{[]string{"-layer", "/nonexistent/l.npz"}, "-layer: open /nonexistent/l.npz"},
+		{[]string{"-layer", "l.npz", "-oracle", "x"}, "exactly one of -oracle, -url and -layer"},
+		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-o", "out.pt"}, "write .json, .npz or .safetensors"},
+		{[]string{"-oracle", "x", "-url", "http://127.0.0.1:1/", "-H", "2", "-d", "4"}, "exactly one of -oracle, -url and -layer"},
 		{[]string{"-oracle", "x", "-H", "2", "-H0", "3", "-d", "4"}, "exactly one of -H and -H0"},
 		{[]string{"-oracle", "x", "-H", "2"}, "-d: give the token width"},
 		{[]string{"-oracle", "x", "-H", "2", "-d", "4", "-prec", "7"}, "precision 7 bits outside"},

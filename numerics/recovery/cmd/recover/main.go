@@ -1,9 +1,19 @@
 // Command recover learns the canonical heads of an attention layer that
 // answers value queries from another process or behind an HTTP API (the
-// wire format is package headlab/numerics/recovery/remote's):
+// wire format is package headlab/numerics/recovery/remote's), or of a
+// layer saved as .npz or .safetensors (package headlab/numerics/layerfile),
+// asked as a black box in process:
 //
 //	recover -oracle 'python3 torch_oracle.py --seed 1 --heads 2 --width 4' -H 2 -d 4 -o out.json
 //	recover -url http://localhost:8000/ -H 2 -d 4 -log run.log -budget 500
+//	recover -layer layer.npz [-H 4] [-mode frugal] [-prec 256] -o out.json
+//
+// Unless -spread is given, the learner first reads the layer's scale from
+// a few of its own queries (recovery.Calibrate). -biases learns a query
+// bias c_h per head and a constant C too (torch's bias=True); with
+// -layer it is on when the file's biases are not all zero. With -layer
+// the truth is known: the output carries the error of the recovered
+// layer against the file's.
 //
 // With -log FILE every query and answer is appended to FILE as it arrives;
 // run again with the same flags and the same log and it resumes: the
@@ -24,14 +34,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"headlab/numerics/layerfile"
 	"headlab/numerics/recovery"
 	"headlab/numerics/recovery/remote"
 )
@@ -62,14 +75,12 @@ type config struct {
 	budget              int
 	logFile, out, truth string
 	layer               string
+	biases              bool
+	maxError            float64
 	timeout             time.Duration
 	inFlight, chunk     int
 	progress            string
 }
-
-// notYet lists the flags of the real-layers work that are refused for now
-// (and so left out of the usage text).
-var notYet = []string{"layer"}
 
 // usageError is a bad command line.
 type usageError struct{ msg string }
@@ -78,31 +89,24 @@ func (e *usageError) Error() string { return e.msg }
 
 func parse(args []string, stderr io.Writer) (config, error) {
 	var c config
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		for _, f := range notYet {
-			if a == "-"+f || a == "--"+f || strings.HasPrefix(a, "-"+f+"=") || strings.HasPrefix(a, "--"+f+"=") {
-				return c, &usageError{fmt.Sprintf("-%s: reading saved layers is not yet supported (use -oracle or -url)", f)}
-			}
-		}
-	}
 	fs := flag.NewFlagSet("recover", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.oracle, "oracle", "", "the oracle's command line `CMD ARGS` (split as a shell splits simple quoting), speaking JSON lines on stdin/stdout")
 	fs.StringVar(&c.url, "url", "", "the oracle's `URL`, answering a POSTed JSON array of queries")
+	fs.StringVar(&c.layer, "layer", "", "the layer saved in `FILE` (.npz or .safetensors: a torch nn.MultiheadAttention state dict with readout.weight), asked in process")
+	fs.BoolVar(&c.biases, "biases", false, "learn a query bias c_h per head and a constant C too (with -layer: on when the file's are not zero)")
+	fs.Float64Var(&c.maxError, "maxerror", 0, "the largest estimated relative error of a layer returned as recovered (0: the library's 1e-4)")
 	fs.IntVar(&c.heads, "H", 0, "the number of heads H")
 	fs.IntVar(&c.bound, "H0", 0, "an upper bound H0 on the number of heads (instead of -H)")
 	fs.IntVar(&c.width, "d", 0, "the token width d")
 	mode := fs.String("mode", "paper", "the query schedule: "+strings.Join(recovery.ModeNames(), ", "))
 	fs.UintVar(&c.prec, "prec", 0, fmt.Sprintf("working precision in bits, %d…%d (0: float64)", recovery.MinPrecision, recovery.MaxPrecision))
 	fs.Uint64Var(&c.seed, "seed", 1, "the learner's seed (its random bases)")
-	fs.Float64Var(&c.spread, "spread", 0, "the query scale κ (0: the library's default)")
+	fs.Float64Var(&c.spread, "spread", 0, "the query scale κ (0: read from the layer's answers, recovery.Calibrate)")
 	fs.IntVar(&c.budget, "budget", 0, "ask the oracle at most `N` queries in this run (0: no limit; answers from the log are free)")
 	fs.StringVar(&c.logFile, "log", "", "append every query and answer to `FILE`; with the same flags, resume from it")
-	fs.StringVar(&c.out, "o", "", "write the recovered layer to `FILE` (.json)")
-	fs.StringVar(&c.truth, "truth", "", "compare with the layer in `FILE` (the JSON -o writes) and report the error")
+	fs.StringVar(&c.out, "o", "", "write the recovered layer to `FILE` (.json, or .npz/.safetensors in canonical keys W, v, c, C)")
+	fs.StringVar(&c.truth, "truth", "", "compare with the layer in `FILE` (.json as -o writes, .npz or .safetensors) and report the error")
 	fs.DurationVar(&c.timeout, "timeout", 60*time.Second, "how long one query (or one HTTP POST) may take")
 	fs.IntVar(&c.inFlight, "inflight", 0, "the most queries (oracle) or POSTs (url) in flight (0: remote's default)")
 	fs.IntVar(&c.chunk, "chunk", 0, "the most queries in one POST (0: remote's default)")
@@ -117,17 +121,32 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	if c.mode, err = recovery.ParseMode(*mode); err != nil {
 		return c, &usageError{err.Error()}
 	}
+	sources := 0
+	for _, s := range []string{c.oracle, c.url, c.layer} {
+		if s != "" {
+			sources++
+		}
+	}
 	switch {
-	case (c.oracle == "") == (c.url == ""):
-		return c, &usageError{"give exactly one of -oracle and -url"}
-	case (c.heads > 0) == (c.bound > 0):
+	case sources != 1:
+		return c, &usageError{"give exactly one of -oracle, -url and -layer"}
+	case c.layer == "" && (c.heads > 0) == (c.bound > 0):
 		return c, &usageError{"give exactly one of -H and -H0, a positive number of heads"}
-	case c.width <= 0:
+	case c.layer == "" && c.width <= 0:
 		return c, &usageError{"-d: give the token width, a positive number"}
+	case c.heads < 0 || c.bound < 0 || c.width < 0:
+		return c, &usageError{"-H, -H0 and -d must not be negative"}
 	case c.budget < 0:
 		return c, &usageError{"-budget must not be negative"}
-	case c.out != "" && !strings.EqualFold(filepath.Ext(c.out), ".json"):
-		return c, &usageError{fmt.Sprintf("-o %s: only .json is written yet (.npz and .safetensors are not yet supported)", c.out)}
+	case c.maxError < 0 || c.maxError != c.maxError:
+		return c, &usageError{"-maxerror must be a non-negative number"}
+	}
+	if c.out != "" {
+		if ext := strings.ToLower(filepath.Ext(c.out)); ext != ".json" {
+			if _, err := layerfile.FormatOf(c.out); err != nil {
+				return c, &usageError{fmt.Sprintf("-o %s: write .json, .npz or .safetensors", c.out)}
+			}
+		}
 	}
 	switch c.progress {
 	case "auto", "bar", "lines", "none":
@@ -146,6 +165,7 @@ func (c config) options() recovery.Options {
 	opt := recovery.DefaultOptions(h, c.width)
 	opt.UpperBound = c.bound > 0
 	opt.Mode, opt.Seed, opt.Precision, opt.Spread = c.mode, c.seed, c.prec, c.spread
+	opt.Calibrate, opt.Biases, opt.MaxError = c.spread == 0, c.biases, c.maxError
 	return opt
 }
 
@@ -153,7 +173,7 @@ func (c config) options() recovery.Options {
 // repeat: everything that changes the queries.
 func (c config) logConfig() map[string]any {
 	opt := c.options()
-	return map[string]any{"H": c.heads, "H0": c.bound, "d": c.width, "mode": opt.Mode.String(), "prec": opt.Precision, "seed": opt.Seed, "spread": opt.Spread}
+	return map[string]any{"H": c.heads, "H0": c.bound, "d": c.width, "mode": opt.Mode.String(), "prec": opt.Precision, "seed": opt.Seed, "spread": opt.Spread, "biases": opt.Biases}
 }
 
 // lockedWriter serialises writes: the oracle's standard error is copied
@@ -180,19 +200,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
+	var truth *layerJSON
+	var model *layerfile.Model
+	if c.layer != "" {
+		m, err := readModel(c.layer, c.heads)
+		if err != nil {
+			fmt.Fprintln(stderr, "recover: -layer:", err)
+			return exitUsage
+		}
+		if c.width > 0 && c.width != m.Width() {
+			fmt.Fprintf(stderr, "recover: -d %d, but the layer in %s has width %d\n", c.width, c.layer, m.Width())
+			return exitUsage
+		}
+		c.heads, c.bound, c.width = m.Heads(), 0, m.Width()
+		c.biases = c.biases || m.Biased()
+		model, truth = &m, modelJSON(m)
+	}
 	opt := c.options()
 	if _, err := recovery.PlannedBatch(opt); err != nil { // validates opt
 		fmt.Fprintln(stderr, "recover:", err)
 		return exitUsage
 	}
-	var truth *layerJSON
 	if c.truth != "" {
-		if truth, err = readLayer(c.truth); err != nil {
+		if truth, err = readTruth(c.truth); err != nil {
 			fmt.Fprintln(stderr, "recover: -truth:", err)
 			return exitUsage
 		}
 	}
 	planned := opt.Mode.Queries(opt.Heads, opt.Width)
+	if opt.Biases {
+		planned += recovery.BiasQueries(opt.Mode, opt.Heads, opt.Width)
+	}
 	prog := newProgress(c.progress, stderr, planned)
 	var lg *remote.Log
 	received := func(recovery.Request, recovery.Answer, string) { prog.add(1, false) }
@@ -200,6 +238,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		oracle := c.oracle
 		if oracle == "" {
 			oracle = c.url
+		}
+		if oracle == "" {
+			oracle = c.layer
 		}
 		if lg, err = remote.OpenLog(c.logFile, c.logConfig(), oracle); err != nil {
 			fmt.Fprintln(stderr, "recover:", err)
@@ -224,7 +265,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	var live recovery.BlackBox
 	var closeOracle func() error
-	if c.oracle != "" {
+	if model != nil {
+		live, closeOracle = counted{layerfile.Oracle(*model), received}, func() error { return nil }
+	} else if c.oracle != "" {
 		argv, err := splitArgs(c.oracle)
 		if err != nil {
 			fmt.Fprintln(stderr, "recover: -oracle:", err)
@@ -250,6 +293,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if lg != nil {
 		cached = &remote.Cached{Log: lg, Live: live, Served: func(n int) { prog.add(n, true) }}
 		box = cached
+	} else {
+		// The calibration's probes at the default spread are the run's
+		// first queries: asked once.
+		box = &memo{box: live, seen: map[string]recovery.Answer{}}
 	}
 	start := time.Now()
 	res, err := recovery.Recover(ctx, box, opt)
@@ -285,6 +332,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	out := makeOutput(res, opt, fromLog, time.Since(start))
+	out.Asked = answered + fromLog
 	if truth != nil {
 		if err := out.compare(truth); err != nil {
 			fmt.Fprintln(stderr, "recover:", err)
@@ -299,6 +347,97 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// counted reports every answer of an in-process black box as the remote
+// ones do, for the progress and the log.
+type counted struct {
+	box      recovery.BlackBox
+	received func(recovery.Request, recovery.Answer, string)
+}
+
+func (c counted) Answer(ctx context.Context, batch []recovery.Request) ([]recovery.Answer, error) {
+	a, err := c.box.Answer(ctx, batch)
+	if err == nil {
+		for i, q := range batch {
+			raw := strconv.FormatFloat(a[i].Y, 'g', -1, 64)
+			if a[i].Big != nil {
+				raw = strconv.Quote(a[i].Big.Text('g', int(float64(a[i].Big.Prec())*math.Log10(2))+3))
+			}
+			c.received(q, a[i], raw)
+		}
+	}
+	return a, err
+}
+
+// memo answers a query it has answered before from memory: a run without
+// a log asks the oracle each query once.
+type memo struct {
+	box  recovery.BlackBox
+	seen map[string]recovery.Answer
+}
+
+func (m *memo) Answer(ctx context.Context, batch []recovery.Request) ([]recovery.Answer, error) {
+	out := make([]recovery.Answer, len(batch))
+	var ask []recovery.Request
+	var at []int
+	for i, q := range batch {
+		if a, ok := m.seen[tokenKey(q)]; ok {
+			out[i] = a
+			continue
+		}
+		ask, at = append(ask, q), append(at, i)
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	a, err := m.box.Answer(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range at {
+		out[i] = a[k]
+		if a[k].Err == nil {
+			m.seen[tokenKey(ask[k])] = a[k]
+		}
+	}
+	return out, nil
+}
+
+// tokenKey is a query's tokens, bit for bit.
+func tokenKey(q recovery.Request) string {
+	var b strings.Builder
+	for _, t := range q.Tokens {
+		for _, x := range t {
+			b.WriteString(strconv.FormatUint(math.Float64bits(x), 16))
+			b.WriteByte(',')
+		}
+		b.WriteByte(';')
+	}
+	for _, t := range q.Big {
+		for _, x := range t {
+			b.WriteString(x.Text('p', 0))
+			b.WriteByte(',')
+		}
+	}
+	return b.String()
+}
+
+// readModel reads a saved layer.
+func readModel(path string, heads int) (layerfile.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return layerfile.Model{}, err
+	}
+	defer f.Close()
+	m, err := layerfile.Read(f, path, heads)
+	if err != nil {
+		return layerfile.Model{}, err
+	}
+	if m.Network != nil {
+		return layerfile.Model{}, fmt.Errorf("%s holds a Transformer (attention and a ReLU network): recover learns attention layers", path)
+	}
+	return m, nil
 }
 
 // fitted counts the rational functions of a run that were fitted.

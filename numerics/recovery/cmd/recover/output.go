@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,11 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/layerfile"
 	"headlab/numerics/recovery"
 )
 
-// headJSON is one canonical head: W (d rows of d), its bias term c (zeros:
-// bias-free layers only for now) and v.
+// headJSON is one canonical head: W (d rows of d), its query bias c
+// (zeros for a layer without biases) and v.
 type headJSON struct {
 	W [][]float64 `json:"W"`
 	C []float64   `json:"c"`
@@ -36,12 +38,17 @@ type layerJSON struct {
 	D         int        `json:"d,omitempty"`
 	Seed      uint64     `json:"seed,omitempty"`
 	FromLog   int        `json:"fromLog"`
-	Fallbacks int        `json:"fallbacks"`
-	Residual  float64    `json:"residual"`
-	Estimate  float64    `json:"estimate"`
-	Seconds   float64    `json:"seconds"`
-	Error     *float64   `json:"error,omitempty"`
-	ErrorBits *float64   `json:"errorBits,omitempty"`
+	// Asked counts the distinct queries answered, the calibration's
+	// probes included (Queries counts the learner's).
+	Asked     int      `json:"asked"`
+	Spread    float64  `json:"spread"`
+	Biases    bool     `json:"biases"`
+	Fallbacks int      `json:"fallbacks"`
+	Residual  float64  `json:"residual"`
+	Estimate  float64  `json:"estimate"`
+	Seconds   float64  `json:"seconds"`
+	Error     *float64 `json:"error,omitempty"`
+	ErrorBits *float64 `json:"errorBits,omitempty"`
 }
 
 func makeOutput(res recovery.Result, opt recovery.Options, fromLog int, took time.Duration) *layerJSON {
@@ -49,10 +56,18 @@ func makeOutput(res recovery.Result, opt recovery.Options, fromLog int, took tim
 		Queries: res.Queries, MaxLength: res.MaxLength, Mode: opt.Mode.String(), Prec: opt.Precision,
 		H: len(res.Layer), D: opt.Width, Seed: opt.Seed, FromLog: fromLog, Fallbacks: res.Fallbacks,
 		Residual: res.Residual, Estimate: res.Estimate, Seconds: took.Seconds(), Heads: []headJSON{},
+		Spread: opt.Spread, Biases: opt.Biases,
 	}
+	if res.Calibration != nil {
+		out.Spread = res.Calibration.Spread
+	}
+	out.C = res.Const
 	d := opt.Width
-	for _, h := range res.Layer {
+	for k, h := range res.Layer {
 		hj := headJSON{W: make([][]float64, d), C: make([]float64, d), V: make([]float64, d)}
+		if res.QueryBias != nil {
+			copy(hj.C, res.QueryBias[k])
+		}
 		for i := 0; i < d; i++ {
 			hj.W[i] = make([]float64, d)
 			for j := 0; j < d; j++ {
@@ -63,6 +78,40 @@ func makeOutput(res recovery.Result, opt recovery.Options, fromLog int, took tim
 		out.Heads = append(out.Heads, hj)
 	}
 	return out
+}
+
+// modelJSON is a saved layer in the JSON -o writes, as the truth.
+func modelJSON(m layerfile.Model) *layerJSON {
+	out := &layerJSON{C: m.Const, H: m.Heads(), D: m.Width(), Heads: []headJSON{}}
+	d := m.Width()
+	for k, h := range m.Layer {
+		hj := headJSON{W: make([][]float64, d), C: make([]float64, d), V: make([]float64, d)}
+		for i := 0; i < d; i++ {
+			hj.W[i] = make([]float64, d)
+			for j := 0; j < d; j++ {
+				hj.W[i][j] = h.W.At(i, j)
+			}
+			hj.V[i] = h.V.AtVec(i)
+		}
+		if m.QueryBias != nil {
+			copy(hj.C, m.QueryBias[k])
+		}
+		out.Heads = append(out.Heads, hj)
+	}
+	return out
+}
+
+// model returns the layer as a layerfile.Model.
+func (l *layerJSON) model() (layerfile.Model, error) {
+	ly, err := l.layer()
+	if err != nil {
+		return layerfile.Model{}, err
+	}
+	m := layerfile.Model{Layer: ly, Const: l.C, Source: "canonical"}
+	for _, h := range l.Heads {
+		m.QueryBias = append(m.QueryBias, append([]float64(nil), h.C...))
+	}
+	return m, nil
 }
 
 // layer returns the heads as an attention.Layer, checking their shapes.
@@ -80,10 +129,8 @@ func (l *layerJSON) layer() (attention.Layer, error) {
 			}
 			w.SetRow(i, row)
 		}
-		for _, c := range h.C {
-			if c != 0 {
-				return nil, fmt.Errorf("head %d: a bias term c ≠ 0, not yet supported", k)
-			}
+		if len(h.C) != 0 && len(h.C) != d {
+			return nil, fmt.Errorf("head %d: c has %d entries, want %d", k, len(h.C), d)
 		}
 		out = append(out, attention.Head{W: w, V: mat.NewVecDense(d, append([]float64(nil), h.V...))})
 	}
@@ -91,6 +138,18 @@ func (l *layerJSON) layer() (attention.Layer, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// readTruth reads a layer as -o writes it: .json, .npz or .safetensors.
+func readTruth(path string) (*layerJSON, error) {
+	if _, err := layerfile.FormatOf(path); err == nil {
+		m, err := readModel(path, 0)
+		if err != nil {
+			return nil, err
+		}
+		return modelJSON(m), nil
+	}
+	return readLayer(path)
 }
 
 // readLayer reads a layer in the JSON -o writes.
@@ -109,19 +168,41 @@ func readLayer(path string) (*layerJSON, error) {
 	return &l, nil
 }
 
-// compare sets Error and ErrorBits against the truth.
+// compare sets Error and ErrorBits against the truth: the largest
+// relative error of a head's (W_h, v_h) after aligning heads
+// (attention.Pairing), of its c_h relative to the larger of |W_h| and
+// |c_h|, and of C relative to the largest |v_h|, whichever is largest.
 func (l *layerJSON) compare(truth *layerJSON) error {
 	got, err := l.layer()
 	if err != nil {
 		return err
 	}
-	want, _ := truth.layer()
+	heads, _ := truth.layer()
+	want := attention.Canonical(heads, 1e-12)
 	if len(got) != len(want) {
-		return fmt.Errorf("recovered %d heads, the truth has %d", len(got), len(want))
+		return fmt.Errorf("recovered %d heads, the truth has %d canonical heads", len(got), len(want))
 	}
 	e, err := attention.RelativeError(got, want)
 	if err != nil {
 		return err
+	}
+	if pair, _, err := attention.Pairing(got, heads); err == nil && len(got) == len(heads) {
+		// No heads merged: compare c_h head by head.
+		var vmax float64
+		for i, g := range pair {
+			wc, gc := truth.Heads[i].C, l.Heads[g].C
+			scale := maxAbs(heads[i].W.RawMatrix().Data)
+			for k := range wc {
+				scale = math.Max(scale, math.Abs(wc[k]))
+			}
+			for k := range wc {
+				if k < len(gc) {
+					e = math.Max(e, math.Abs(gc[k]-wc[k])/scale)
+				}
+			}
+			vmax = math.Max(vmax, maxAbs(heads[i].V.RawVector().Data))
+		}
+		e = math.Max(e, math.Abs(l.C-truth.C)/math.Max(vmax, math.Abs(truth.C)))
 	}
 	bits := -math.Log2(math.Max(e, math.SmallestNonzeroFloat64))
 	l.Error, l.ErrorBits = &e, &bits
@@ -130,7 +211,7 @@ func (l *layerJSON) compare(truth *layerJSON) error {
 
 // summary is the line printed on success.
 func (l *layerJSON) summary() string {
-	s := fmt.Sprintf("recovered %d heads of width %d: %d queries (%d from the log), longest %d tokens, %s mode, ", l.H, l.D, l.Queries, l.FromLog, l.MaxLength, l.Mode)
+	s := fmt.Sprintf("recovered %d heads of width %d: %d queries (%d asked in all with the calibration, %d from the log), longest %d tokens, %s mode, ", l.H, l.D, l.Queries, l.Asked, l.FromLog, l.MaxLength, l.Mode)
 	if l.Prec > 0 {
 		s += fmt.Sprintf("%d bits", l.Prec)
 	} else {
@@ -143,7 +224,28 @@ func (l *layerJSON) summary() string {
 	return s
 }
 
+func maxAbs(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// write writes the layer: .json whole, .npz and .safetensors the
+// canonical layer (layerfile.Write).
 func (l *layerJSON) write(path string) error {
+	if f, err := layerfile.FormatOf(path); err == nil {
+		m, err := l.model()
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := layerfile.Write(&buf, f, m); err != nil {
+			return err
+		}
+		return os.WriteFile(path, buf.Bytes(), 0o644)
+	}
 	b, err := json.MarshalIndent(l, "", " ")
 	if err != nil {
 		return err

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A value oracle for headlab's recover command: a torch nn.MultiheadAttention.
 
-The layer (float64, bias=False, H heads of width d) with a bias-free scalar
-readout u answers y(X) = u . MHA(q = last token, k = v = all tokens)[last],
+The layer (float64, H heads of width d; bias=False, or with --bias torch's
+biases, drawn from N(0, 0.2²) since torch starts them at 0) with a bias-free
+scalar readout u answers y(X) = u . MHA(q = last token, k = v = all tokens)[last],
 X the query's tokens (rows, the last one the query token). It is built from
 --seed (torch's own initialisation) or loaded with --load FILE, a state dict
 saved by --save (.pt by torch, or .npz by numpy: in_proj_weight,
@@ -42,14 +43,21 @@ import torch
 
 def build(args):
     torch.manual_seed(args.seed)
-    mha = torch.nn.MultiheadAttention(args.width, args.heads, bias=False, batch_first=True, dtype=torch.float64)
-    u = torch.randn(args.width, dtype=torch.float64)
+    sd = None
     if args.load:
         if args.load.endswith(".npz"):
             z = np.load(args.load)
-            sd = {k: torch.from_numpy(z[k]).to(torch.float64) for k in z.files}
+            sd = {k: torch.from_numpy(z[k]).to(torch.float64) for k in z.files if k != "num_heads"}
         else:
             sd = torch.load(args.load)
+    bias = args.bias or (sd is not None and "in_proj_bias" in sd)
+    mha = torch.nn.MultiheadAttention(args.width, args.heads, bias=bias, batch_first=True, dtype=torch.float64)
+    u = torch.randn(args.width, dtype=torch.float64)
+    if bias and sd is None:
+        with torch.no_grad():
+            mha.in_proj_bias.normal_(0, 0.2)
+            mha.out_proj.bias.normal_(0, 0.2)
+    if sd is not None:
         u = sd.pop("readout.weight").reshape(-1).to(torch.float64)
         mha.load_state_dict(sd)
     if args.scale != 1:
@@ -74,12 +82,18 @@ def canonical(mha, u):
     wq, wk, wv = mha.in_proj_weight.detach().split(d)
     wo = mha.out_proj.weight.detach()
     heads = []
+    C = float(u @ mha.out_proj.bias.detach()) if mha.out_proj.bias is not None else 0.0
     for h in range(H):
         s = slice(h * dh, (h + 1) * dh)
         W = wk[s].T @ wq[s] / math.sqrt(dh)
         v = wv[s].T @ (wo[:, s].T @ u)
-        heads.append({"W": W.tolist(), "c": [0.0] * d, "v": v.tolist()})
-    return {"queries": 0, "maxLength": 0, "heads": heads, "C": 0.0, "mode": "", "prec": 0}
+        c = [0.0] * d
+        if mha.in_proj_bias is not None:
+            bq, _, bv = mha.in_proj_bias.detach().split(d)
+            c = (wk[s].T @ bq[s] / math.sqrt(dh)).tolist()
+            C += float((wo[:, s].T @ u) @ bv[s])
+        heads.append({"W": W.tolist(), "c": c, "v": v.tolist()})
+    return {"queries": 0, "maxLength": 0, "heads": heads, "C": C, "mode": "", "prec": 0}
 
 
 class Oracle:
@@ -186,6 +200,7 @@ def main():
     p.add_argument("--width", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--scale", type=float, default=1, help="multiply in_proj_weight by this")
+    p.add_argument("--bias", action="store_true", help="torch's biases, drawn from N(0, 0.2^2)")
     p.add_argument("--load", help="a state dict (.pt or .npz) with readout.weight")
     p.add_argument("--save", help="save the state dict (.pt or .npz) and go on")
     p.add_argument("--dump-truth", help="write the canonical heads as JSON and exit")

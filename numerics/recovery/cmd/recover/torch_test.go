@@ -35,15 +35,20 @@ func needTorch(t testing.TB) {
 }
 
 // torchLayer is a torch layer the example oracle serves: its flags, and
-// the -spread the learner needs for it (torch's initial weights are about
-// five times smaller than the library's default scale assumes at d = 6).
+// the -spread to give the learner ("": let it calibrate, as torch's
+// weights are about five times smaller than the default assumes at d = 6;
+// "bias": calibrate, and the layer has biases, learned with -biases).
 type torchLayer struct {
 	h, d, seed int
 	spread     string
 }
 
 func (l torchLayer) args() string {
-	return fmt.Sprintf("--heads %d --width %d --seed %d", l.h, l.d, l.seed)
+	a := fmt.Sprintf("--heads %d --width %d --seed %d", l.h, l.d, l.seed)
+	if l.spread == "bias" {
+		a += " --bias"
+	}
+	return a
 }
 
 // truth dumps the layer's canonical heads.
@@ -104,7 +109,7 @@ func serveHTTP(t testing.TB, args ...string) string {
 	return ""
 }
 
-var torchLayers = []torchLayer{{2, 4, 1, ""}, {3, 6, 2, "5"}}
+var torchLayers = []torchLayer{{2, 4, 1, ""}, {3, 6, 2, ""}, {3, 6, 3, "bias"}}
 
 // TestTorch: a torch nn.MultiheadAttention behind the example oracle, over
 // the subprocess protocol and over HTTP, is recovered within 1e-8 of its
@@ -121,7 +126,11 @@ func TestTorch(t *testing.T) {
 					target = python + " torch_oracle.py " + l.args()
 				}
 				args := []string{via, target, "-H", fmt.Sprint(l.h), "-d", fmt.Sprint(l.d), "-mode", m.String(), "-truth", truth}
-				if l.spread != "" {
+				switch l.spread {
+				case "":
+				case "bias":
+					args = append(args, "-biases")
+				default:
 					args = append(args, "-spread", l.spread)
 				}
 				code, out, msg := recoverRun(t, context.Background(), args...)
@@ -247,5 +256,37 @@ func TestTorchBatch(t *testing.T) {
 	want := fmt.Sprint(recovery.PaperQueries(2, 4))
 	if len(posts) != 1 || posts[0] != want || out.Queries != recovery.PaperQueries(2, 4) {
 		t.Fatalf("posts of %v queries, want one of %s", posts, want)
+	}
+}
+
+// TestTorchSameAsLayer: the torch layer behind the example oracle and its
+// state dict saved as .npz and read by -layer give the same layer, to
+// 1e-10 (each is within about 1e-12 of the truth): not the same bits,
+// since torch's forward pass and layerfile.Model.Output round in
+// different orders, so their answers differ in the last bits, and so do
+// the heads learned from them.
+func TestTorchSameAsLayer(t *testing.T) {
+	needTorch(t)
+	saved := filepath.Join(t.TempDir(), "layer.npz")
+	l := torchLayer{3, 6, 3, "bias"}
+	cmd := exec.Command(python, append([]string{"torch_oracle.py", "--save", saved, "--dump-truth", filepath.Join(t.TempDir(), "t.json")}, strings.Fields(l.args())...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("save: %v\n%s", err, out)
+	}
+	for _, m := range recovery.Modes() {
+		code, viaProc, msg := recoverRun(t, context.Background(), "-oracle", python+" torch_oracle.py "+l.args(), "-H", "3", "-d", "6", "-biases", "-mode", m.String())
+		if code != exitOK {
+			t.Fatalf("%v -oracle: exit %d\n%s", m, code, msg)
+		}
+		code, viaFile, msg := recoverRun(t, context.Background(), "-layer", saved, "-H", "3", "-mode", m.String())
+		if code != exitOK {
+			t.Fatalf("%v -layer: exit %d\n%s", m, code, msg)
+		}
+		if viaFile.Queries != viaProc.Queries || !viaFile.Biases {
+			t.Errorf("%v: %d queries through the file, %d through the oracle (biases %v)", m, viaFile.Queries, viaProc.Queries, viaFile.Biases)
+		}
+		if err := viaProc.compare(viaFile); err != nil || *viaProc.Error > 1e-10 {
+			t.Errorf("%v: the two runs differ by %.3g (%v)", m, *viaProc.Error, err)
+		}
 	}
 }
