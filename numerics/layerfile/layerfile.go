@@ -77,55 +77,16 @@ func (m Model) Heads() int { return len(m.Layer) }
 func (m Model) Width() int { return m.Layer.Width() }
 
 // Biased reports whether the model has a nonzero c_h or C.
-func (m Model) Biased() bool {
-	if m.Const != 0 {
-		return true
-	}
-	for _, c := range m.QueryBias {
-		for _, x := range c {
-			if x != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (m Model) Biased() bool { return m.Full().HasBias() }
 
 // Output returns the model's output on X (rows are tokens, the last the
 // query): C + Σ_h Σ_i softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i).
-func (m Model) Output(X *mat.Dense) float64 {
-	n, d := X.Dims()
-	y := m.Const
-	s := make([]float64, n)
-	for h, hd := range m.Layer {
-		q := make([]float64, d)
-		for r := 0; r < d; r++ {
-			acc := 0.0
-			if m.QueryBias != nil {
-				acc = m.QueryBias[h][r]
-			}
-			for c := 0; c < d; c++ {
-				acc += float64(hd.W.At(r, c) * X.At(n-1, c))
-			}
-			q[r] = acc
-		}
-		for i := 0; i < n; i++ {
-			var acc float64
-			for c := 0; c < d; c++ {
-				acc += float64(X.At(i, c) * q[c])
-			}
-			s[i] = acc
-		}
-		w := attention.Softmax(nil, s)
-		for i := 0; i < n; i++ {
-			var val float64
-			for c := 0; c < d; c++ {
-				val += float64(hd.V.AtVec(c) * X.At(i, c))
-			}
-			y += float64(w[i] * val)
-		}
-	}
-	return y
+func (m Model) Output(X *mat.Dense) float64 { return m.Full().Output(X) }
+
+// Full returns the layer with its biases, the form the page and the
+// oracles compute F with (attention.Biased).
+func (m Model) Full() attention.Biased {
+	return attention.Biased{Layer: m.Layer, QueryBias: m.QueryBias, Const: m.Const}
 }
 
 // tensor is one array of a file: its shape and its numbers, row-major.
