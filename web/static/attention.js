@@ -21,6 +21,7 @@ export function attention() {
       $("ctl-" + key).addEventListener("change", (e) => api.set(key, e.target.value));
     }
     $("ctl-heat").addEventListener("change", (e) => api.set("heat", e.target.value));
+    $("ctl-bias").addEventListener("change", (e) => api.set("bias", e.target.checked ? "1" : "0"));
     $("new-seed").addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     $("add-token").addEventListener("click", () => api.set("N", state.N + 1));
     $("remove-token").addEventListener("click", () => api.set("N", state.N - 1));
@@ -46,6 +47,7 @@ export function attention() {
       for (let h = 1; h <= state.H; h++) heat.append(new Option("head " + h, String(h)));
     }
     heat.value = String(state.heat);
+    $("ctl-bias").checked = state.bias;
     $("token-count").textContent = String(state.N);
     const n = api.field("N");
     $("add-token").disabled = state.N >= n.max;
@@ -72,13 +74,14 @@ export function attention() {
   }
 
   function setListEntry(key, index, x) {
+    if (typeof state[key] === "number") return api.set(key, String(x)); // C, one number
     const list = state[key].slice();
     list[index] = x;
     api.set(key, list.join(","));
   }
 
   function syncTables(force) {
-    const sizes = [state.H, state.d, state.N].join(",");
+    const sizes = [state.H, state.d, state.N, state.bias].join(",");
     if (force || sizes !== builtFor) {
       builtFor = sizes;
       buildHeads();
@@ -89,14 +92,16 @@ export function attention() {
     // Same sizes: update the values in place, leaving a focused field alone.
     for (const input of document.querySelectorAll("[data-list]")) {
       if (input === document.activeElement) continue;
-      const x = state[input.dataset.list][Number(input.dataset.index)];
+      const list = state[input.dataset.list];
+      const x = typeof list === "number" ? list : list[Number(input.dataset.index)];
       if (Number(input.value) !== x) input.value = x;
     }
   }
 
   // listInput is a table's field for entry index of the link's list key.
   function listInput(label, key, index) {
-    const input = numberInput(label, state[key][index], (x) => setListEntry(key, index, x));
+    const value = typeof state[key] === "number" ? state[key] : state[key][index];
+    const input = numberInput(label, value, (x) => setListEntry(key, index, x));
     input.dataset.list = key;
     input.dataset.index = index;
     return input;
@@ -138,6 +143,22 @@ export function attention() {
       }
       grid.append(rowName("v"));
       for (let c = 0; c < d; c++) grid.append(listInput("v of head " + (h + 1) + ", entry " + (c + 1), "val", h * d + c));
+      if (state.bias) {
+        grid.append(rowName("c"));
+        for (let c = 0; c < d; c++) grid.append(listInput("query bias c of head " + (h + 1) + ", entry " + (c + 1), "c", h * d + c));
+      }
+      box.append(grid);
+      root.append(box);
+    }
+    if (state.bias) {
+      // C, the layer's constant: one number added to the output.
+      const box = document.createElement("fieldset");
+      box.className = "head";
+      const lg = document.createElement("legend");
+      lg.textContent = "constant";
+      box.append(lg);
+      const grid = matrix(1);
+      grid.append(rowName("C"), listInput("the layer's constant C", "C", 0));
       box.append(grid);
       root.append(box);
     }
@@ -158,6 +179,7 @@ export function attention() {
   // ---- outputs: per-head bars and their sum, with values ----
   function syncOutputs(f) {
     const rows = f.heads.map((y, h) => ({ name: "head " + (h + 1), y, color: HEAD_COLORS[h % HEAD_COLORS.length] }));
+    if (state.bias) rows.push({ name: "constant C", y: f.const, color: "var(--muted)" });
     rows.push({ name: "layer (sum)", y: f.output, color: "" });
     const peak = Math.max(1e-12, ...rows.map((r) => Math.abs(r.y)));
     const root = $("bars");
