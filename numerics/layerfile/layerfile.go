@@ -132,6 +132,10 @@ func Read(r io.Reader, name string, heads int) (Model, error) {
 	return m, nil
 }
 
+// ErrNoHeads is the error (wrapped) of a file that does not say its
+// number of heads, read without one.
+var ErrNoHeads = errors.New("the number of heads is not in the file (a state dict does not record it)")
+
 // errLimit is a tensor too large for a layer.
 var errLimit = errors.New("too large for an attention layer")
 
@@ -220,7 +224,7 @@ func (st store) headsFrom(heads int) (int, error) {
 			return 0, fmt.Errorf("num_heads %v is not a whole number", t.data[0])
 		}
 	} else {
-		return 0, fmt.Errorf("the number of heads is not in the file (a state dict does not record it): give it (-H)")
+		return 0, fmt.Errorf("%w: give it (-H)", ErrNoHeads)
 	}
 	if heads < 1 || heads > MaxHeads {
 		return 0, fmt.Errorf("num_heads %d outside 1…%d", heads, MaxHeads)

@@ -1,12 +1,19 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
+	"headlab/numerics/layerfile"
 	"headlab/web/link"
 )
 
@@ -94,4 +101,126 @@ func TestBiases(t *testing.T) {
 		tb.shoot("biases-recovery-result-" + theme)
 	}
 	tb.noProblems("biases")
+}
+
+// torchFiles writes a torch layer with biases (2 heads, d = 4) as .npz
+// and .safetensors with numerics/layerfile/testdata/torchlayer.py and
+// Debian's python3-torch (skipped without it, failed when
+// HEADLAB_REQUIRE_TOOLS is set, as layerfile's tests are).
+func torchFiles(t *testing.T) string {
+	t.Helper()
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import torch, numpy").Run(); err != nil {
+		if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%s cannot import torch and numpy (apt-get install python3-torch python3-numpy): %v", python, err)
+		}
+		t.Skipf("%s cannot import torch and numpy: %v", python, err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(python, "../../numerics/layerfile/testdata/torchlayer.py", "--out", dir, "--heads", "2", "--width", "4", "--seed", "3", "--bias")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("torchlayer.py: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// TestImportLayer opens a torch file through the Attention scene's file
+// input: the scene's layer is the file's (W, v, c, C in the state, its
+// output on the tokens), the link carries it, the Recovery scene recovers
+// it to the file's heads and biases; a hostile file gives a notice and
+// changes nothing.
+func TestImportLayer(t *testing.T) {
+	dir := torchFiles(t)
+	tb := newTab(t)
+	tb.load(h.base + "#v=1&scene=attention&seed=2&theme=light")
+	for _, name := range []string{"layer.safetensors", "layer.npz"} {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := layerfile.Read(bytes.NewReader(data), name, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := m.Full()
+		tb.do("opening "+name, chromedp.SetUploadFiles(chromedp.CSS("#layer-file"), []string{path}))
+		tb.waitFor(name+" opened", `document.getElementById("layer-status").textContent.startsWith("Opened")`)
+		tb.waitSettled(name)
+		var st struct {
+			H, D   int
+			W, Val []float64
+			QB     []float64 `json:"qb"`
+			Const  float64   `json:"k"`
+			Bias   bool      `json:"bias"`
+			Src    string    `json:"src"`
+		}
+		raw := eval[json.RawMessage](tb, `(() => { const s = headlab.state(); return {H: s.H, D: s.d, W: s.W, Val: s.val, qb: s.c, k: s.C, bias: s.bias, src: s.src}; })()`)
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.H != 2 || st.D != 4 || !st.Bias || st.Src != "attention" || st.Const != want.Const {
+			t.Fatalf("%s: state %s", name, raw)
+		}
+		for hd := range want.Layer {
+			for i := 0; i < 4; i++ {
+				for j := 0; j < 4; j++ {
+					if st.W[hd*16+i*4+j] != want.Layer[hd].W.At(i, j) {
+						t.Fatalf("%s: W of head %d differs from the file's", name, hd+1)
+					}
+				}
+				if st.Val[hd*4+i] != want.Layer[hd].V.AtVec(i) || st.QB[hd*4+i] != want.QueryBias[hd][i] {
+					t.Fatalf("%s: v or c of head %d differs from the file's", name, hd+1)
+				}
+			}
+		}
+		lnk := eval[string](tb, "headlab.link()")
+		s, notes := link.Parse(lnk)
+		if len(notes) > 0 || eval[string](tb, "location.hash") != lnk {
+			t.Fatalf("%s: link %s: notices %v", name, shorten(lnk, 200), notes)
+		}
+		if out := eval[float64](tb, "headlab.facts().output"); math.Abs(out-want.Output(s.Sequence())) > 1e-12*(1+math.Abs(out)) {
+			t.Errorf("%s: the scene's output %v, the file's layer %v", name, out, want.Output(s.Sequence()))
+		}
+		tb.shoot("import-attention-" + strings.TrimPrefix(filepath.Ext(name), "."))
+
+		s.Scene, s.View = link.Recovery, link.Result
+		f := recoveryOpen(tb, s.Link())
+		if f.Failed != nil || f.Error == nil || *f.Error > 1e-8 {
+			t.Fatalf("%s: the recovery: failed %v error %v", name, f.Failed, f.Error)
+		}
+		var b struct {
+			Biases struct {
+				Error          *float64 `json:"error"`
+				RecoveredConst *float64 `json:"recoveredConst"`
+			} `json:"biases"`
+		}
+		json.Unmarshal(eval[json.RawMessage](tb, "headlab.facts()"), &b)
+		if b.Biases.Error == nil || *b.Biases.Error > 1e-8 || math.Abs(*b.Biases.RecoveredConst-want.Const) > 1e-8 {
+			t.Errorf("%s: the biases recovered: %+v", name, b.Biases)
+		}
+		tb.frames(2)
+		tb.shoot("import-recovery-" + strings.TrimPrefix(filepath.Ext(name), "."))
+		tb.load(h.base + "#v=1&scene=attention&seed=2&theme=light")
+	}
+
+	// A hostile file: a notice, the state unchanged, nothing rendered as markup.
+	bad := filepath.Join(t.TempDir(), "<img src=x onerror=alert(1)>.npz")
+	if err := os.WriteFile(bad, []byte("PK\x03\x04<b>not a zip</b>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := eval[string](tb, "headlab.link()")
+	tb.do("opening a hostile file", chromedp.SetUploadFiles(chromedp.CSS("#layer-file"), []string{bad}))
+	tb.waitFor("the hostile file's notice", `document.getElementById("layer-status").textContent.includes("nothing changed")`)
+	if after := eval[string](tb, "headlab.link()"); after != before {
+		t.Errorf("a hostile file changed the link: %s", after)
+	}
+	if n := eval[int](tb, `document.querySelectorAll("#notice-list img, #layer-status img").length`); n != 0 {
+		t.Errorf("a file's name was rendered as markup")
+	}
+	if !strings.Contains(eval[string](tb, `document.getElementById("notice-list").textContent`), "nothing changed") {
+		t.Errorf("no notice for the hostile file")
+	}
+	tb.shoot("import-hostile")
+	tb.noProblems("importing layers")
 }

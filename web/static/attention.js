@@ -26,6 +26,63 @@ export function attention() {
     $("add-token").addEventListener("click", () => api.set("N", state.N + 1));
     $("remove-token").addEventListener("click", () => api.set("N", state.N - 1));
     $("controls").addEventListener("submit", (e) => e.preventDefault());
+    bindImport();
+  }
+
+  // ---- a layer file, opened or dropped (web/layerimport reads it in the
+  // figures worker, loaded on first use) ----
+  const MAX_FILE = 64 << 20; // numerics/layerfile.MaxBytes
+  let waiting = null; // a file that needs H, opened again once H is given
+
+  function bindImport() {
+    const input = $("layer-file");
+    input.addEventListener("change", () => {
+      if (input.files && input.files[0]) importFile(input.files[0]);
+      input.value = "";
+    });
+    $("layer-heads").addEventListener("change", () => { if (waiting) importFile(waiting); });
+    const files = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
+    document.addEventListener("dragover", (e) => {
+      if (!files(e)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+    });
+    document.addEventListener("drop", (e) => {
+      if (!files(e)) return;
+      e.preventDefault();
+      const f = e.dataTransfer.files && e.dataTransfer.files[0];
+      if (f) importFile(f);
+    });
+  }
+
+  function importFile(file) {
+    const status = $("layer-status");
+    const name = String(file.name).slice(0, 80);
+    const refuse = (msg) => {
+      status.textContent = msg;
+      api.notify([msg]);
+    };
+    waiting = null;
+    if (!/\.(npz|safetensors)$/i.test(file.name)) return refuse(JSON.stringify(name) + " is neither .npz nor .safetensors; nothing changed");
+    if (file.size > MAX_FILE) return refuse(JSON.stringify(name) + " is larger than 64 MiB; nothing changed");
+    status.textContent = "Reading " + name + "…";
+    const heads = Number($("layer-heads").value) || 0;
+    file.arrayBuffer()
+      .then((buf) => api.layer(new Uint8Array(buf), file.name, heads))
+      .then((r) => {
+        if (!r.ok) {
+          if (r.needHeads) {
+            waiting = file;
+            $("layer-heads").focus();
+            return refuse(String(r.error) + ". Enter H beside the file: it opens then.");
+          }
+          return refuse(String(r.error) + "; nothing changed");
+        }
+        api.open(r.link);
+        status.textContent = "Opened " + name + ": " + r.heads + " head" + (r.heads === 1 ? "" : "s") + " of width d = " + r.width +
+          (r.biased ? ", with biases c_h and C" : ", without biases") + " (" + r.source + "). The link carries the layer.";
+      })
+      .catch((err) => refuse("Could not read " + name + ": " + String((err && err.message) || err) + "; nothing changed"));
   }
 
   function sync(s, facts) {
