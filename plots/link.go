@@ -97,7 +97,7 @@ func attentionFigure(s link.State, st Style) (Figure, error) {
 	if err := s.Validate(); err != nil {
 		return Figure{}, fmt.Errorf("plots: %w", err)
 	}
-	return Weights(s.Layer().Details(s.Sequence()), st)
+	return Weights(s.Model().Details(s.Sequence()), st)
 }
 
 // explosionHeads is the last H of a state's explosion curve: 24, further

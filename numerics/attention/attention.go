@@ -104,15 +104,21 @@ func Softmax(dst, s []float64) []float64 {
 
 // Scores returns the head's scores x_iᵀ W x_N of every row of X, the last row
 // being the query.
-func (h Head) Scores(X mat.Matrix) []float64 {
+func (h Head) Scores(X mat.Matrix) []float64 { return h.scores(X, nil) }
+
+// scores returns x_iᵀ(W x_N + c) for every row of X; c nil is 0.
+func (h Head) scores(X mat.Matrix, bias []float64) []float64 {
 	n, d := X.Dims()
 	if n == 0 {
 		return nil
 	}
-	// w = W x_N, then s_i = x_i · w.
+	// w = W x_N + c, then s_i = x_i · w.
 	w := make([]float64, d)
 	for r := 0; r < d; r++ {
 		var acc float64
+		if bias != nil {
+			acc = bias[r]
+		}
 		for c := 0; c < d; c++ {
 			acc += float64(h.W.At(r, c) * X.At(n-1, c))
 		}
@@ -135,9 +141,12 @@ func (h Head) Weights(X mat.Matrix) []float64 {
 }
 
 // Output returns the head's output Σ_i α_i (v·x_i) on the sequence X.
-func (h Head) Output(X mat.Matrix) float64 {
+func (h Head) Output(X mat.Matrix) float64 { return h.output(X, nil) }
+
+// output is Output with the scores x_iᵀ(W x_N + c); c nil is 0.
+func (h Head) output(X mat.Matrix, bias []float64) float64 {
 	n, d := X.Dims()
-	a := h.Weights(X)
+	a := Softmax(nil, h.scores(X, bias))
 	var y float64
 	for i := 0; i < n; i++ {
 		var val float64
@@ -159,6 +168,79 @@ func (l Layer) Output(X mat.Matrix) float64 {
 	return y
 }
 
+// Biased is a layer with a query bias c_h per head and a constant C, beyond
+// the papers' model: F(X) = C + Σ_h Σ_i softmax_i(x_iᵀ(W_h x_N + c_h))
+// (v_h·x_i), what PyTorch's nn.MultiheadAttention with bias=True computes
+// through a scalar readout (numerics/layerfile derives c_h and C from its
+// weights). The biases of b_k cancel in the softmax and are not in it.
+// With QueryBias nil and Const 0 it is Layer, bit for bit.
+type Biased struct {
+	Layer Layer
+	// QueryBias holds c_h per head of Layer (d numbers each), or is nil
+	// for none.
+	QueryBias [][]float64
+	Const     float64
+}
+
+// Bias returns head h's query bias c_h, nil for none.
+func (b Biased) Bias(h int) []float64 {
+	if h < len(b.QueryBias) {
+		return b.QueryBias[h]
+	}
+	return nil
+}
+
+// HasBias reports whether some c_h or C is nonzero.
+func (b Biased) HasBias() bool {
+	if b.Const != 0 {
+		return true
+	}
+	for _, c := range b.QueryBias {
+		for _, x := range c {
+			if x != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Output returns C + Σ_h Σ_i softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i) on the
+// sequence X (rows are tokens, the last row the query).
+func (b Biased) Output(X mat.Matrix) float64 {
+	y := b.Const
+	for h, hd := range b.Layer {
+		y += hd.output(X, b.Bias(h))
+	}
+	return y
+}
+
+// Validate reports whether the layer is valid (Layer.Validate) and every
+// c_h has the layer's width and C and the c_h are finite.
+func (b Biased) Validate() error {
+	if err := b.Layer.Validate(); err != nil {
+		return err
+	}
+	if b.QueryBias != nil && len(b.QueryBias) != len(b.Layer) {
+		return fmt.Errorf("attention: %d query biases for %d heads", len(b.QueryBias), len(b.Layer))
+	}
+	d := b.Layer.Width()
+	for h, c := range b.QueryBias {
+		if len(c) != d {
+			return fmt.Errorf("attention: head %d has a query bias of length %d, want %d", h, len(c), d)
+		}
+		for _, x := range c {
+			if !finite(x) {
+				return fmt.Errorf("attention: head %d has a non-finite query bias", h)
+			}
+		}
+	}
+	if !finite(b.Const) {
+		return errors.New("attention: the constant C is not finite")
+	}
+	return nil
+}
+
 // Detail is what one head does on one sequence, for the scenes to draw.
 type Detail struct {
 	Scores  []float64 // x_iᵀ W x_N per token
@@ -168,11 +250,15 @@ type Detail struct {
 }
 
 // Details returns every head's scores, weights, values and output on X.
-func (l Layer) Details(X mat.Matrix) []Detail {
+func (l Layer) Details(X mat.Matrix) []Detail { return Biased{Layer: l}.Details(X) }
+
+// Details returns every head's scores x_iᵀ(W_h x_N + c_h), weights, values
+// and output on X (Const is in none of them).
+func (b Biased) Details(X mat.Matrix) []Detail {
 	n, d := X.Dims()
-	out := make([]Detail, len(l))
-	for k, h := range l {
-		s := h.Scores(X)
+	out := make([]Detail, len(b.Layer))
+	for k, h := range b.Layer {
+		s := h.scores(X, b.Bias(k))
 		a := Softmax(nil, s)
 		vals := make([]float64, n)
 		var y float64

@@ -348,3 +348,43 @@ func TestMeasureCostCurve(t *testing.T) {
 		t.Error("a width over MaxTimingWidth was measured")
 	}
 }
+
+// TestLearnBiases: a set-up with Biases gives the true layer its c_h and
+// C (the duplicate keeps its head's c_h), the learner learns them, and a
+// request for extended precision runs in float64 (Float64Only).
+func TestLearnBiases(t *testing.T) {
+	r := Recovery{H: 2, D: 3, Seed: 3, Biases: true, QueryBias: []float64{0.3, -0.2, 0.5, -0.4, 0.1, 0.6}, Const: 0.7, Dup: 1, Prec: 128}
+	if !r.Float64Only() {
+		t.Fatal("Float64Only is false with Biases and Prec")
+	}
+	b := r.TrueModel()
+	if len(b.Layer) != 3 || b.QueryBias[2][1] != -0.2 || b.Const != 0.7 {
+		t.Fatalf("true model: %d heads, c = %v, C = %v", len(b.Layer), b.QueryBias, b.Const)
+	}
+	run, err := Learn(Pacer{}, r)
+	if err != nil || run.Err != nil {
+		t.Fatalf("%v %v", err, run.Err)
+	}
+	res := run.Result
+	if res.BigLayer != nil || math.Abs(res.Const-0.7) > 1e-9 {
+		t.Fatalf("C = %v (extended precision: %v)", res.Const, res.BigLayer != nil)
+	}
+	canon := b.Canonical(CanonicalTol)
+	pair, errs, err := attention.Pairing(res.Layer, canon.Layer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for w, g := range pair {
+		if errs[w] > 1e-7 {
+			t.Errorf("head %d: error %g", w, errs[w])
+		}
+		for i, x := range canon.QueryBias[w] {
+			if math.Abs(res.QueryBias[g][i]-x) > 1e-7 {
+				t.Errorf("head %d: c = %v, want %v", w, res.QueryBias[g], canon.QueryBias[w])
+			}
+		}
+	}
+	if r.Key() == (Recovery{H: 2, D: 3, Seed: 3, Dup: 1, Prec: 128}).Key() {
+		t.Error("the key does not name the biases")
+	}
+}

@@ -33,6 +33,27 @@ type Recovery struct {
 	// precision throughout (the oracle exact at Prec bits, see
 	// recovery.LearnBig).
 	Prec int
+	// Biases gives the layer a query bias c_h per head and a constant C
+	// (attention.Biased), QueryBias holding the H heads' c_h (H·D numbers,
+	// head by head) and Const C, and the learner learns them
+	// (recovery.Options.Biases). It learns them in float64 only: with
+	// Biases the run is float64 whatever Prec says (Float64Only).
+	Biases    bool
+	QueryBias []float64
+	Const     float64
+}
+
+// Float64Only reports whether the set-up asks for extended precision that
+// the run cannot give: the learner learns biases in float64 only, and the
+// run is made in float64.
+func (r Recovery) Float64Only() bool { return r.Biases && r.Prec > 0 }
+
+// prec is the precision the run is made at: Prec, or 0 (Float64Only).
+func (r Recovery) prec() int {
+	if r.Float64Only() {
+		return 0
+	}
+	return max(r.Prec, 0)
 }
 
 // CanonicalTol is the tolerance within which two heads' W count as equal
@@ -48,7 +69,12 @@ const cancelStream = 0x63616e63656c // "cancel"
 // split into two heads with the same W and half the v; and with Cancel a
 // pair of heads with one W and opposite v. Its canonical form is what
 // recovery should find.
-func (r Recovery) TrueLayer() attention.Layer {
+func (r Recovery) TrueLayer() attention.Layer { return r.TrueModel().Layer }
+
+// TrueModel returns the run's true layer with its biases: TrueLayer, and
+// with Biases the c_h of QueryBias (a duplicated head keeps its c_h, the
+// cancelling pair has none) and Const.
+func (r Recovery) TrueModel() attention.Biased {
 	var l attention.Layer
 	if r.Src == "attention" && len(r.W) == r.H*r.D*r.D && len(r.Val) == r.H*r.D {
 		l = make(attention.Layer, r.H)
@@ -73,7 +99,23 @@ func (r Recovery) TrueLayer() attention.Layer {
 		neg.ScaleVec(-1, extra[0].V)
 		l = append(l, extra[0], attention.Head{W: extra[0].W, V: neg})
 	}
-	return l
+	b := attention.Biased{Layer: l}
+	if !r.Biases {
+		return b
+	}
+	b.Const = r.Const
+	b.QueryBias = make([][]float64, len(l))
+	for h := range b.QueryBias {
+		b.QueryBias[h] = make([]float64, r.D)
+		src := h
+		if h >= r.H && h < r.H+r.Dup {
+			src = h - r.H // the duplicate of head h − H
+		}
+		if src < r.H && len(r.QueryBias) == r.H*r.D {
+			copy(b.QueryBias[h], r.QueryBias[src*r.D:(src+1)*r.D])
+		}
+	}
+	return b
 }
 
 // Options returns the learner's options for the layer l (usually
@@ -81,7 +123,14 @@ func (r Recovery) TrueLayer() attention.Layer {
 // H0 when given; the schedule, the seed and the noise model are the
 // set-up's.
 func (r Recovery) Options(l attention.Layer) recovery.Options {
-	heads := len(attention.Canonical(l, CanonicalTol))
+	return r.OptionsFor(attention.Biased{Layer: l})
+}
+
+// OptionsFor is Options for a layer with biases (TrueModel): heads merge
+// only where their c_h agree too, and with Biases the learner learns the
+// biases, in float64 (Float64Only).
+func (r Recovery) OptionsFor(b attention.Biased) recovery.Options {
+	heads := len(b.Canonical(CanonicalTol).Layer)
 	opt := recovery.DefaultOptions(max(heads, 1), r.D)
 	if r.H0 > 0 {
 		opt.Heads, opt.UpperBound = max(r.H0, heads), true
@@ -91,7 +140,8 @@ func (r Recovery) Options(l attention.Layer) recovery.Options {
 	}
 	opt.Seed = r.Seed
 	opt.Tolerance = r.Noise
-	opt.Precision = uint(max(r.Prec, 0))
+	opt.Precision = uint(r.prec())
+	opt.Biases = r.Biases
 	return opt
 }
 
@@ -124,6 +174,13 @@ func (r Recovery) Key() string {
 			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 		}
 	}
+	if r.Biases {
+		fmt.Fprintf(&b, " bias C=%s", strconv.FormatFloat(r.Const, 'g', -1, 64))
+		for _, x := range r.QueryBias {
+			b.WriteString(":")
+			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	}
 	return b.String()
 }
 
@@ -147,7 +204,7 @@ var ErrCancelled = errors.New("experiment: cancelled")
 // ErrCancelled when pace stopped it, or a bad set-up's; a run that cannot
 // be resolved is not an error here but the run's Err.
 func Learn(pace Pacer, r Recovery) (RecoveryRun, error) {
-	layer, err := trueLayer(r)
+	layer, err := trueModel(r)
 	if err != nil {
 		return RecoveryRun{}, err
 	}
@@ -156,7 +213,7 @@ func Learn(pace Pacer, r Recovery) (RecoveryRun, error) {
 	})
 }
 
-func learnLayer(pace Pacer, r Recovery, layer attention.Layer, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
+func learnLayer(pace Pacer, r Recovery, layer attention.Biased, prog func(recovery.Progress) Progress) (RecoveryRun, error) {
 	start := time.Now()
 	timer := pace.timer()
 	pause := func(p recovery.Progress) bool {
@@ -169,13 +226,13 @@ func learnLayer(pace Pacer, r Recovery, layer attention.Layer, prog func(recover
 	}
 	var res recovery.Result
 	var err error
-	if r.Prec > 0 {
+	if p := r.prec(); p > 0 {
 		if r.Noise > 0 {
 			return RecoveryRun{}, fmt.Errorf("experiment: a noisy oracle is simulated in float64 only (noise %g with %d bits)", r.Noise, r.Prec)
 		}
-		res, err = recovery.LearnBigPaused(recovery.BigLayerOracle(layer, uint(r.Prec)), r.Options(layer), pause)
+		res, err = recovery.LearnBigPaused(recovery.BigLayerOracle(layer.Layer, uint(p)), r.OptionsFor(layer), pause)
 	} else {
-		res, err = recovery.LearnPaused(recovery.LayerOracle(layer, r.Noise, r.Seed), r.Options(layer), pause)
+		res, err = recovery.LearnPaused(recovery.BiasedOracle(layer, r.Noise, r.Seed), r.OptionsFor(layer), pause)
 	}
 	if errors.Is(err, recovery.ErrStopped) {
 		return RecoveryRun{}, ErrCancelled
@@ -183,18 +240,18 @@ func learnLayer(pace Pacer, r Recovery, layer attention.Layer, prog func(recover
 	return RecoveryRun{Result: res, Err: err, Dur: time.Since(start)}, nil
 }
 
-// trueLayer is r.TrueLayer with a panic (a set-up outside the schema)
+// trueModel is r.TrueModel with a panic (a set-up outside the schema)
 // turned into an error.
-func trueLayer(r Recovery) (l attention.Layer, err error) {
+func trueModel(r Recovery) (l attention.Biased, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("experiment: the true layer of H = %d, d = %d: %v", r.H, r.D, p)
 		}
 	}()
 	if r.H < 1 || r.D < 1 {
-		return nil, fmt.Errorf("experiment: a recovery run needs H ≥ 1 and d ≥ 1, not H = %d, d = %d", r.H, r.D)
+		return attention.Biased{}, fmt.Errorf("experiment: a recovery run needs H ≥ 1 and d ≥ 1, not H = %d, d = %d", r.H, r.D)
 	}
-	return r.TrueLayer(), nil
+	return r.TrueModel(), nil
 }
 
 // RunError is the largest relative error of a run against the canonical

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
 )
 
@@ -278,12 +277,12 @@ func Sweep(pace Pacer, r Recovery) (SweepState, error) {
 		if !ok {
 			return sw.snapshot(0), nil
 		}
-		layer, err := trueLayer(t)
+		layer, err := trueModel(t)
 		if err != nil {
 			sw.record(nan, 0)
 			continue
 		}
-		canon := attention.Canonical(layer, CanonicalTol)
+		canon := layer.Canonical(CanonicalTol).Layer
 		run, err := learnLayer(pace, t, layer, func(p recovery.Progress) Progress {
 			st := sw.snapshot(p.Fraction)
 			return Progress{Fraction: st.Progress, Sweep: &st}

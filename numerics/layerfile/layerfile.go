@@ -77,55 +77,16 @@ func (m Model) Heads() int { return len(m.Layer) }
 func (m Model) Width() int { return m.Layer.Width() }
 
 // Biased reports whether the model has a nonzero c_h or C.
-func (m Model) Biased() bool {
-	if m.Const != 0 {
-		return true
-	}
-	for _, c := range m.QueryBias {
-		for _, x := range c {
-			if x != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (m Model) Biased() bool { return m.Full().HasBias() }
 
 // Output returns the model's output on X (rows are tokens, the last the
 // query): C + Σ_h Σ_i softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i).
-func (m Model) Output(X *mat.Dense) float64 {
-	n, d := X.Dims()
-	y := m.Const
-	s := make([]float64, n)
-	for h, hd := range m.Layer {
-		q := make([]float64, d)
-		for r := 0; r < d; r++ {
-			acc := 0.0
-			if m.QueryBias != nil {
-				acc = m.QueryBias[h][r]
-			}
-			for c := 0; c < d; c++ {
-				acc += float64(hd.W.At(r, c) * X.At(n-1, c))
-			}
-			q[r] = acc
-		}
-		for i := 0; i < n; i++ {
-			var acc float64
-			for c := 0; c < d; c++ {
-				acc += float64(X.At(i, c) * q[c])
-			}
-			s[i] = acc
-		}
-		w := attention.Softmax(nil, s)
-		for i := 0; i < n; i++ {
-			var val float64
-			for c := 0; c < d; c++ {
-				val += float64(hd.V.AtVec(c) * X.At(i, c))
-			}
-			y += float64(w[i] * val)
-		}
-	}
-	return y
+func (m Model) Output(X *mat.Dense) float64 { return m.Full().Output(X) }
+
+// Full returns the layer with its biases, the form the page and the
+// oracles compute F with (attention.Biased).
+func (m Model) Full() attention.Biased {
+	return attention.Biased{Layer: m.Layer, QueryBias: m.QueryBias, Const: m.Const}
 }
 
 // tensor is one array of a file: its shape and its numbers, row-major.
@@ -170,6 +131,10 @@ func Read(r io.Reader, name string, heads int) (Model, error) {
 	}
 	return m, nil
 }
+
+// ErrNoHeads is the error (wrapped) of a file that does not say its
+// number of heads, read without one.
+var ErrNoHeads = errors.New("the number of heads is not in the file (a state dict does not record it)")
 
 // errLimit is a tensor too large for a layer.
 var errLimit = errors.New("too large for an attention layer")
@@ -259,7 +224,7 @@ func (st store) headsFrom(heads int) (int, error) {
 			return 0, fmt.Errorf("num_heads %v is not a whole number", t.data[0])
 		}
 	} else {
-		return 0, fmt.Errorf("the number of heads is not in the file (a state dict does not record it): give it (-H)")
+		return 0, fmt.Errorf("%w: give it (-H)", ErrNoHeads)
 	}
 	if heads < 1 || heads > MaxHeads {
 		return 0, fmt.Errorf("num_heads %d outside 1…%d", heads, MaxHeads)

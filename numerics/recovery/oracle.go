@@ -19,9 +19,16 @@ type Oracle func(X *mat.Dense) float64
 // seed. noise is the relative accuracy ε; 0 gives exact float64 answers.
 // The oracle is not safe for concurrent use.
 func LayerOracle(l attention.Layer, noise float64, seed uint64) Oracle {
+	return BiasedOracle(attention.Biased{Layer: l}, noise, seed)
+}
+
+// BiasedOracle is LayerOracle for a layer with query biases and a constant
+// (attention.Biased; learnt with Options.Biases). Without biases it
+// answers as LayerOracle, bit for bit.
+func BiasedOracle(b attention.Biased, noise float64, seed uint64) Oracle {
 	rng := rand.New(rand.NewPCG(seed, 0x6f7261636c65)) // "oracle"
 	return func(X *mat.Dense) float64 {
-		y := l.Output(X)
+		y := b.Output(X)
 		if noise > 0 {
 			y += float64(noise * math.Abs(y) * rng.NormFloat64())
 		}

@@ -159,6 +159,10 @@ func (r *attentionRenderer) drawLegendLabels(screen *ebiten.Image, a *app, sc *s
 		y += 18 * dsf
 	}
 	if sc.State.Heat > 0 {
-		a.label(screen, fmt.Sprintf("shading: score x·W%d·query (red +, blue −)", sc.State.Heat), x, y+4*dsf, th.Text)
+		shading := fmt.Sprintf("shading: score x·W%d·query (red +, blue −)", sc.State.Heat)
+		if sc.State.Bias {
+			shading = fmt.Sprintf("shading: score x·(W%d·query + c%d) (red +, blue −)", sc.State.Heat, sc.State.Heat)
+		}
+		a.label(screen, shading, x, y+4*dsf, th.Text)
 	}
 }

@@ -41,6 +41,9 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 	res := sc.Result
 	rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
 		res.Queries, sc.Bound(), res.MaxLength, scene.FormatSci(sc.Error), scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
+	if b := sc.BiasSummary(); b != "" {
+		rv.summary += " · " + b
+	}
 	p := scene.NewPanel(scene.Rect{W: rv.w, H: rv.h}, r.ty)
 	y, lh := p.Top, r.text.LineHeight()*1.1 // as paragraph draws it
 	for range wrapWidth(&r.text, rv.summary, p.W()) {

@@ -16,6 +16,12 @@
 // the parsed link, so its SVG is byte for byte what
 // `go run ./web/cmd/figures -link …` writes. PDF works here because
 // plots writes it through plots/internal/pdfcanvas, which needs no files.
+//
+// A request {kind: "layer", name, bytes (a Uint8Array), heads, link}
+// imports a layer file instead (web/layerimport, so that the canvas never
+// links the file readers): its result is {ok, link (base link with the
+// file's layer), heads, width, biased, source} or {ok: false, error,
+// needHeads (the file does not say H)}.
 package main
 
 import (
@@ -24,7 +30,9 @@ import (
 	"time"
 
 	"headlab/numerics/experiment"
+	"headlab/numerics/layerfile"
 	"headlab/plots"
+	"headlab/web/layerimport"
 	"headlab/web/link"
 )
 
@@ -69,6 +77,9 @@ func handle(req js.Value) (out js.Value) {
 			return v.Float()
 		}
 		return def
+	}
+	if str("kind", "") == "layer" {
+		return importLayer(req, str("name", ""), str("link", ""), num("heads", 0))
 	}
 	o := plots.DefaultOptions()
 	o.Format = plots.Format(str("format", string(o.Format)))
@@ -125,5 +136,36 @@ func handle(req js.Value) (out js.Value) {
 	}
 	r.Set("notices", js.ValueOf(ns))
 	r.Set("ms", float64(time.Since(start).Microseconds())/1000)
+	return r
+}
+
+// importLayer answers a {kind: "layer"} request (the package doc).
+func importLayer(req js.Value, name, base string, heads float64) js.Value {
+	b := req.Get("bytes")
+	if b.Type() != js.TypeObject || b.Get("byteLength").Type() != js.TypeNumber {
+		return failure(fmt.Errorf("figures: a layer request without the file's bytes"))
+	}
+	if n := b.Get("byteLength").Int(); n > layerfile.MaxBytes {
+		return failure(fmt.Errorf("%s is larger than %d MiB", name, layerfile.MaxBytes>>20))
+	}
+	data := make([]byte, b.Get("byteLength").Int())
+	js.CopyBytesToGo(data, b)
+	if heads != float64(int(heads)) {
+		heads = -1
+	}
+	s, _ := link.Parse(base)
+	im, err := layerimport.Import(s, name, data, int(heads))
+	if err != nil {
+		r := failure(err)
+		r.Set("needHeads", layerimport.IsNoHeads(err))
+		return r
+	}
+	r := js.Global().Get("Object").New()
+	r.Set("ok", true)
+	r.Set("link", im.State.Link())
+	r.Set("heads", im.Heads)
+	r.Set("width", im.Width)
+	r.Set("biased", im.Biased)
+	r.Set("source", im.Source)
 	return r
 }

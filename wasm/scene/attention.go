@@ -18,11 +18,14 @@ const CanonicalTol = experiment.CanonicalTol
 // Attention is the Attention scene computed from a state: the layer, the
 // tokens, what every head does on them, and the canonical form.
 type Attention struct {
-	State     link.State
+	State link.State
+	// Model is the layer with its biases (c_h and C, zero without
+	// bias=1); Layer is its heads.
+	Model     attention.Biased
 	Layer     attention.Layer
 	X         *mat.Dense
 	Details   []attention.Detail
-	Output    float64
+	Output    float64 // C + Σ of the heads' outputs
 	Canonical attention.Layer
 }
 
@@ -32,15 +35,17 @@ func NewAttention(s link.State) (*Attention, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	a := &Attention{State: s, Layer: s.Layer(), X: s.Sequence()}
-	a.Details = a.Layer.Details(a.X)
+	a := &Attention{State: s, Model: s.Model(), X: s.Sequence()}
+	a.Layer = a.Model.Layer
+	a.Details = a.Model.Details(a.X)
+	a.Output = a.Model.Const
 	for _, d := range a.Details {
 		a.Output += d.Output
 	}
 	if math.IsNaN(a.Output) || math.IsInf(a.Output, 0) {
 		return nil, fmt.Errorf("scene: the layer's output is %v on these tokens", a.Output)
 	}
-	a.Canonical = attention.Canonical(a.Layer, CanonicalTol)
+	a.Canonical = a.Model.Canonical(CanonicalTol).Layer
 	return a, nil
 }
 
@@ -85,7 +90,7 @@ func (a *Attention) Moved(i int, x, y float64) link.State {
 	return s
 }
 
-// Field returns head h's score x ↦ xᵀ W_h z (z the query) on a cols×rows
+// Field returns head h's score x ↦ xᵀ(W_h z + c_h) (z the query) on a cols×rows
 // grid of cell centres covering the canvas, row by row from the top, with
 // x's coordinates beyond the first two set to 0, and the largest magnitude.
 func (a *Attention) Field(v View, h, cols, rows int) (field []float64, peak float64) {
@@ -94,7 +99,11 @@ func (a *Attention) Field(v View, h, cols, rows int) (field []float64, peak floa
 	// w = W z restricted to the first two coordinates.
 	var w [2]float64
 	W := a.Layer[h].W
+	c := a.Model.Bias(h)
 	for r := 0; r < min(d, 2); r++ {
+		if c != nil {
+			w[r] = c[r]
+		}
 		for c := 0; c < d; c++ {
 			w[r] += W.At(r, c) * z[c]
 		}
@@ -116,7 +125,8 @@ func (a *Attention) Field(v View, h, cols, rows int) (field []float64, peak floa
 
 // Facts returns the numbers the scene shows, under the names of the page's
 // test contract: output (the layer's), heads (per head), and weights (per
-// head, per token), canonical (heads in canonical form).
+// head, per token), canonical (heads in canonical form), and with biases
+// queryBias (c_h per head) and const (C), which output includes.
 func (a *Attention) Facts() map[string]any {
 	heads := make([]float64, len(a.Details))
 	weights := make([][]float64, len(a.Details))
@@ -124,20 +134,29 @@ func (a *Attention) Facts() map[string]any {
 		heads[h] = d.Output
 		weights[h] = d.Weights
 	}
-	return map[string]any{
+	f := map[string]any{
 		"scene":     "attention",
 		"output":    a.Output,
 		"heads":     heads,
 		"weights":   weights,
 		"canonical": len(a.Canonical),
 	}
+	if a.State.Bias {
+		f["queryBias"] = a.Model.QueryBias
+		f["const"] = a.Model.Const
+	}
+	return f
 }
 
 // Describe returns a sentence stating what the canvas shows, for its text
 // alternative.
 func (a *Attention) Describe() string {
-	return fmt.Sprintf("Attention of %d heads over %d tokens in %d dimensions; the query is token %d at (%s). Layer output %.4g.",
-		a.State.H, a.State.N, a.State.D, a.State.N, coords(a.X.RawRowView(a.Query())), a.Output)
+	bias := ""
+	if a.State.Bias {
+		bias = fmt.Sprintf(" with query biases c_h and a constant C = %.4g", a.Model.Const)
+	}
+	return fmt.Sprintf("Attention of %d heads%s over %d tokens in %d dimensions; the query is token %d at (%s). Layer output %.4g.",
+		a.State.H, bias, a.State.N, a.State.D, a.State.N, coords(a.X.RawRowView(a.Query())), a.Output)
 }
 
 func coords(x []float64) string {

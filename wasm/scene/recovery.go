@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"headlab/numerics/attention"
@@ -27,6 +28,10 @@ type Recovery struct {
 	// True is the true layer (link.State.TrueLayer) and Canonical its
 	// canonical form, which recovery should find.
 	True, Canonical attention.Layer
+	// Model is the true layer with its biases (c_h and C; none without
+	// bias=1) and CanonicalModel its canonical form, whose Layer is
+	// Canonical.
+	Model, CanonicalModel attention.Biased
 	// Options are the learner's options (link.State.LearnOptions).
 	Options recovery.Options
 
@@ -40,6 +45,10 @@ type Recovery struct {
 	// parameters against Canonical (attention.RelativeError); +Inf when
 	// the run failed or found a different number of heads.
 	Error float64
+	// BiasError is the largest error of the recovered c_h and C, each
+	// relative to the largest |c_h| entry and |C| (at least 1), against
+	// CanonicalModel's; NaN without biases or a resolved run.
+	BiasError float64
 	// LearnTime is how long Learn took when this run was computed (the
 	// cache keeps it): a measurement, shown with the numbers.
 	LearnTime time.Duration
@@ -60,13 +69,19 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	r := &Recovery{State: s, lab: lab.recovery, Error: math.Inf(1)}
+	r := &Recovery{State: s, lab: lab.recovery, Error: math.Inf(1), BiasError: math.NaN()}
 	var err error
-	if r.True, err = trueLayer(s); err != nil {
+	if r.Model, err = trueModel(s); err != nil {
 		return nil, err
 	}
-	r.Canonical = attention.Canonical(r.True, CanonicalTol)
-	r.Options = s.Recovery().Options(r.True)
+	r.True = r.Model.Layer
+	r.CanonicalModel = r.Model.Canonical(CanonicalTol)
+	r.Canonical = r.CanonicalModel.Layer
+	r.Options = s.Recovery().OptionsFor(r.Model)
+	if s.Recovery().Float64Only() {
+		r.notices = append(r.notices, link.Notice{Key: "prec", Value: fmt.Sprint(s.Prec),
+			Message: "extended precision does not learn biases yet; this run is made in float64"})
+	}
 	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
@@ -85,15 +100,15 @@ func (r *Recovery) Compute() {
 	}
 }
 
-// trueLayer is s.TrueLayer, with a panic of it turned into an error so
-// that a bad state never takes the canvas down.
-func trueLayer(s link.State) (l attention.Layer, err error) {
+// trueModel is s.Recovery().TrueModel, with a panic of it turned into an
+// error so that a bad state never takes the canvas down.
+func trueModel(s link.State) (l attention.Biased, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("scene: the true layer of the recovery scene: %v", p)
 		}
 	}()
-	return s.Recovery().TrueLayer(), nil
+	return s.Recovery().TrueModel(), nil
 }
 
 // finish fills the scene from a run and clamps the step to the run's end.
@@ -112,11 +127,88 @@ func (r *Recovery) finish(run learnRun) {
 		}
 	}
 	r.pairUp()
+	r.BiasError = r.biasError()
 	if n := r.Steps(); r.State.Step > n {
 		r.notices = append(r.notices, link.Notice{Key: "step", Value: fmt.Sprint(r.State.Step),
 			Message: fmt.Sprintf("beyond the last step %d of this run; set to %d", n, n)})
 		r.State.Step = n
 	}
+}
+
+// biasError is BiasError for the run just taken.
+func (r *Recovery) biasError() float64 {
+	res := r.Result
+	if !r.Options.Biases || r.Err != nil || r.pair == nil || len(res.QueryBias) != len(res.Layer) {
+		return math.NaN()
+	}
+	want := r.CanonicalModel
+	scale := 1.0
+	for h := range want.Layer {
+		for _, x := range want.Bias(h) {
+			scale = math.Max(scale, math.Abs(x))
+		}
+	}
+	e := math.Abs(res.Const-want.Const) / math.Max(1, math.Abs(want.Const))
+	for h, g := range r.pair {
+		c := want.Bias(h)
+		for i := range res.QueryBias[g] {
+			w := 0.0
+			if c != nil {
+				w = c[i]
+			}
+			e = math.Max(e, math.Abs(res.QueryBias[g][i]-w)/scale)
+		}
+	}
+	return e
+}
+
+// BiasRows returns, with biases, each canonical head's true and recovered
+// c_h (paired as the heat maps pair heads; recovered nil when the run did
+// not resolve) and C true and recovered, for the result view.
+func (r *Recovery) BiasRows() (trueC, gotC [][]float64, trueK, gotK float64, ok bool) {
+	if !r.Options.Biases {
+		return nil, nil, 0, 0, false
+	}
+	trueK, gotK = r.CanonicalModel.Const, math.NaN()
+	for h := range r.Canonical {
+		c := r.CanonicalModel.Bias(h)
+		if c == nil {
+			c = make([]float64, r.State.D)
+		}
+		trueC = append(trueC, c)
+	}
+	if r.Result != nil && r.Err == nil && r.pair != nil && len(r.Result.QueryBias) == len(r.Result.Layer) {
+		gotK = r.Result.Const
+		for _, g := range r.pair {
+			gotC = append(gotC, r.Result.QueryBias[g])
+		}
+	}
+	return trueC, gotC, trueK, gotK, true
+}
+
+// BiasSummary is the result view's sentence on the biases: C and every
+// canonical head's c_h true against recovered (the heads as the heat
+// maps pair them; only the error for more than 4 heads or d > 4), and the
+// largest error; "" without biases.
+func (r *Recovery) BiasSummary() string {
+	tc, gc, tk, gk, ok := r.BiasRows()
+	if !ok || gc == nil {
+		return ""
+	}
+	vec := func(x []float64) string {
+		parts := make([]string, len(x))
+		for i, v := range x {
+			parts[i] = FormatNum(v)
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	b := fmt.Sprintf("Biases, beyond the paper (%d more queries): C true %s, recovered %s", recovery.BiasQueries(r.Options.Mode, r.Heads(), r.State.D), FormatNum(tk), FormatNum(gk))
+	if len(tc) <= 4 && r.State.D <= 4 {
+		for h := range tc {
+			b += fmt.Sprintf("; c_%d true %s, recovered %s", h+1, vec(tc[h]), vec(gc[h]))
+		}
+	}
+	return b + " · largest error of c_h and C " + FormatSci(r.BiasError)
 }
 
 // Link returns the state the scene was computed from, its step clamped to
@@ -184,7 +276,11 @@ func (r *Recovery) Steps() int {
 	if r.Result != nil {
 		return len(r.Result.Trace.Queries)
 	}
-	return r.Options.Mode.Queries(r.Heads(), r.State.D)
+	n := r.Options.Mode.Queries(r.Heads(), r.State.D)
+	if r.Options.Biases {
+		n += recovery.BiasQueries(r.Options.Mode, r.Heads(), r.State.D)
+	}
+	return n
 }
 
 // Step is the current step, 0…Steps.
@@ -349,6 +445,13 @@ func (r *Recovery) Facts() map[string]any {
 		"canonical":   len(r.Canonical),
 		"truth":       layerFacts(r.Canonical),
 	}
+	if tc, gc, tk, gk, ok := r.BiasRows(); ok {
+		b := map[string]any{"c": tc, "C": tk, "queries": recovery.BiasQueries(r.Options.Mode, H, s.D)}
+		if gc != nil {
+			b["recoveredC"], b["recoveredConst"], b["error"] = gc, gk, finiteOrNil1(r.BiasError)
+		}
+		f["biases"] = b
+	}
 	if r.Computing() {
 		p := r.RunProgress()
 		f["runProgress"] = map[string]any{"queries": p.Queries, "planned": p.Planned,
@@ -389,7 +492,7 @@ func (r *Recovery) Facts() map[string]any {
 		if r.Fault != nil {
 			fl["rf"], fl["name"], fl["first"], fl["last"], fl["reason"] = r.Fault.RF, r.Fault.Name, r.Fault.First, r.Fault.Last, r.Fault.Reason
 		}
-		if s.Prec == 0 && r.Options.Tolerance == 0 {
+		if s.Prec == 0 && r.Options.Tolerance == 0 && !r.Options.Biases {
 			// The precision the page offers to recompute with: the measured
 			// need, or 128 bits where float64 resolves most such layers.
 			fl["needPrec"] = max(recovery.NeededPrecision(r.Heads(), s.D, r.Options.Mode), 128)
@@ -485,6 +588,9 @@ func (r *Recovery) Describe() string {
 	v, ok := r.View()
 	if !ok {
 		return fmt.Sprintf("%s: step 0 of %d, nothing queried yet.", head, r.Steps())
+	}
+	if v.RF.Kind == recovery.Constant {
+		return fmt.Sprintf("%s: step %d of %d, query of the zero token alone, F(0) = C, the layer's constant.", head, r.Step(), r.Steps())
 	}
 	return fmt.Sprintf("%s: step %d of %d, query of %d copies of a then z for %s (%s), sample %d of %d.",
 		head, r.Step(), r.Steps(), v.N, v.RF.Name(), v.RF.Kind, v.Taken, len(v.RF.N))

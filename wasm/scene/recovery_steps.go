@@ -204,6 +204,13 @@ func (r *Recovery) strip(m Measure, v replay.StepView, has bool, x, y, w float64
 	label := fmt.Sprintf("query %d:", r.Step())
 	lw := m.TextWidth(label) + 10*u
 	ans := fmt.Sprintf("F(%d) = %s", v.N, FormatNum(v.RF.F[v.Current]))
+	switch {
+	case v.RF.Kind == recovery.Constant:
+		ans = "F(0) = C = " + FormatNum(r.Result.Const)
+	case r.Options.Biases:
+		// The run keeps every answer less C (the plot's too).
+		ans = fmt.Sprintf("F(%d) − C = %s", v.N, FormatNum(v.RF.F[v.Current]))
+	}
 	aw := m.TitleWidth(ans) + 16*u
 	avail := w - lw - aw
 	gap := 6 * u
@@ -237,7 +244,11 @@ func (r *Recovery) strip(m Measure, v replay.StepView, has bool, x, y, w float64
 		gx += g + gap
 	}
 	s.Tokens = append(s.Tokens, Rect{X: gx, Y: y, W: g, H: g})
-	letter("z")
+	if v.RF.Kind == recovery.Constant {
+		letter("0")
+	} else {
+		letter("z")
+	}
 	gx += g + 14*u
 	s.Answer = Label{Text: ans, X: gx, Y: y + (g-m.Title)/2, Title: true}
 	y = y0 + row + 4*u
@@ -247,6 +258,12 @@ func (r *Recovery) strip(m Measure, v replay.StepView, has bool, x, y, w float64
 	}
 	if v.N == 0 {
 		desc = "z alone (1 token)"
+	}
+	switch {
+	case v.RF.Kind == recovery.Constant:
+		desc = "the zero token alone (1 token): F(0) = C"
+	case r.biasRF(v.RF):
+		desc += ", z = −z_1"
 	}
 	desc += fmt.Sprintf(" · sample %d of %d of %s", v.Taken, len(v.RF.N), v.RF.Name())
 	s.Desc, s.Bottom = m.Paragraph(desc, false, x+lw, y, w-lw)
@@ -310,6 +327,10 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 	if !v.Fitted {
 		known := "C = V·a is not known yet: 2H+1 samples, n = 0…2H."
 		switch {
+		case rf.Kind == recovery.Constant:
+			known = "F(0), the zero token alone: every score is 0 and every value v_h·0 is 0, so the answer is the layer's constant C, beyond the paper's model (a layer with biases). It is no rational function; C is taken off every answer, earlier ones too, and the plots show F − C."
+		case r.biasRF(rf) && rf.KnownC:
+			known = fmt.Sprintf("%s: the query token is −z_1, so that beside M_%d1 the poles give the query biases c_h. C = V·a is known from earlier functions.", rf.Name(), rf.I+1)
 		case r.frugalRF(rf):
 			known = fmt.Sprintf("Frugal: C = V·a, F(0) and the values r_h = c·v_h·u_%d are known from the functions on z_1, so only the H poles are unknown: H+1 samples, n = 1…H+1 (more only where they leave the poles undecided, and a link where they place a head only roughly; from H = 5 in extended precision 2H−2 at once, and the real roots of one polynomial).", rf.I+1)
 		case r.Options.Mode != recovery.Paper && rf.Kind == recovery.Link && rf.J > 0 && len(rf.UIndex) == 2:
@@ -333,7 +354,15 @@ func (r *Recovery) poleTable(m Measure, v replay.StepView, rc Rect) (PoleTable, 
 	if rf.Kind == recovery.Measurement {
 		intro := fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·W_h z_%d and r = c·v_h·u_%d.",
 			rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1)
-		if r.frugalRF(rf) {
+		if r.Options.Biases {
+			intro = fmt.Sprintf("%s = RF(z_%d, u_%d): each pole measures p = c·u_%d·(W_h z_%d + c_h) and r = c·v_h·u_%d.",
+				rf.Name(), rf.J+1, rf.I+1, rf.I+1, rf.J+1, rf.I+1)
+		}
+		switch {
+		case r.biasRF(rf):
+			intro = fmt.Sprintf("%s, on the query token −z_1: each pole measures p = c·u_%d·(c_h − W_h z_1) and r = c·v_h·u_%d; with M_%d1's p = c·u_%d·(W_h z_1 + c_h) it gives c·u_%d·c_h, half their sum.",
+				rf.Name(), rf.I+1, rf.I+1, rf.I+1, rf.I+1, rf.I+1)
+		case r.frugalRF(rf):
 			intro = fmt.Sprintf("%s = RF(z_%d, u_%d), frugal: each head's r = c·v_h·u_%d was known from the functions on z_1; its %d samples gave the poles p = c·u_%d·W_h z_%d.",
 				rf.Name(), rf.J+1, rf.I+1, rf.I+1, len(rf.N), rf.I+1, rf.J+1)
 		}
@@ -397,7 +426,13 @@ func HeadName(h int, none string) string {
 }
 
 // frugalRF reports whether rf is a measurement frugal mode solved from
-// its known values r_h (a measurement off column one).
+// its known values r_h (a measurement off column one, not on −z_1).
 func (r *Recovery) frugalRF(rf *recovery.RF) bool {
-	return r.Options.Mode == recovery.Frugal && rf.Kind == recovery.Measurement && rf.J > 0
+	return r.Options.Mode == recovery.Frugal && rf.Kind == recovery.Measurement && rf.J > 0 && !r.biasRF(rf)
+}
+
+// biasRF reports whether rf is a measurement of the bias column, on the
+// query token −z_1 (Options.Biases).
+func (r *Recovery) biasRF(rf *recovery.RF) bool {
+	return rf.Kind == recovery.Measurement && rf.J == r.State.D
 }

@@ -43,13 +43,22 @@ func TestRecoveryReplay(t *testing.T) {
 	for _, c := range []struct {
 		H, d int
 		mode string
-	}{{1, 1, "paper"}, {2, 3, "paper"}, {2, 3, "economy"}, {3, 2, "paper"}, {2, 2, "economy"}, {2, 3, "frugal"}, {2, 4, "frugal"}} {
-		t.Run(fmt.Sprintf("H=%d,d=%d,%s", c.H, c.d, c.mode), func(t *testing.T) {
-			r := recoveryAt(t, fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&mode=%s", c.H, c.d, c.mode))
+		bias bool
+	}{{1, 1, "paper", false}, {2, 3, "paper", false}, {2, 3, "economy", false}, {3, 2, "paper", false}, {2, 2, "economy", false}, {2, 3, "frugal", false}, {2, 4, "frugal", false},
+		{2, 3, "paper", true}, {2, 2, "economy", true}, {2, 3, "frugal", true}} {
+		t.Run(fmt.Sprintf("H=%d,d=%d,%s,bias=%v", c.H, c.d, c.mode, c.bias), func(t *testing.T) {
+			frag := fmt.Sprintf("#v=1&scene=recovery&H=%d&d=%d&seed=5&mode=%s", c.H, c.d, c.mode)
+			extra := 0
+			if c.bias {
+				frag += "&bias=1"
+				m, _ := recovery.ParseMode(c.mode)
+				extra = recovery.BiasQueries(m, c.H, c.d)
+			}
+			r := recoveryAt(t, frag)
 			if r.Err != nil {
 				t.Fatalf("the run failed: %v", r.Err)
 			}
-			steps := r.Steps()
+			steps := r.Steps() - extra
 			if c.mode == "paper" && steps != recovery.PaperQueries(c.H, c.d) {
 				t.Errorf("paper mode: %d steps, want 4Hd²−2H+1 = %d", steps, recovery.PaperQueries(c.H, c.d))
 			}
@@ -67,6 +76,7 @@ func TestRecoveryReplay(t *testing.T) {
 				n    int
 				y    float64
 			}
+			steps += extra
 			var asks []ask
 			longest := 0
 			for k := 1; k <= steps; k++ {
@@ -153,6 +163,32 @@ func TestRecoveryReplay(t *testing.T) {
 			}
 			if _, err := json.Marshal(f); err != nil {
 				t.Errorf("facts do not marshal: %v", err)
+			}
+			if b, ok := f["biases"].(map[string]any); ok != c.bias {
+				t.Errorf("biases in the facts: %v", ok)
+			} else if ok {
+				if e, _ := b["error"].(float64); b["error"] == nil || e > 1e-7 {
+					t.Errorf("bias error %v", b["error"])
+				}
+				if k, _ := b["recoveredConst"].(float64); math.Abs(k-r.Model.Const) > 1e-9 || r.Model.Const == 0 {
+					t.Errorf("C recovered %v, true %v", b["recoveredConst"], r.Model.Const)
+				}
+			}
+			if c.bias {
+				names := map[string]bool{}
+				for k := 1; k <= steps; k++ {
+					v, _ := r.ViewAt(k)
+					names[v.RF.Name()] = true
+					s := r.State
+					s.Step = k
+					rk, _ := NewRecovery(s, testLab)
+					if d := rk.Describe(); v.RF.Kind == recovery.Constant && !strings.Contains(d, "zero token alone") {
+						t.Errorf("step %d describes F(0) as %q", k, d)
+					}
+				}
+				if !names["F(0)"] || !names["RF(−z_1, u_1)"] {
+					t.Errorf("the steps do not show F(0) and RF(−z_1, u_1): %v", names)
+				}
 			}
 		})
 	}

@@ -110,7 +110,7 @@ func checkBoxes(t *testing.T, name string, full Rect, bs []box) {
 // under it (once the RF is fitted) on a narrow one, and every line of the
 // table lies in the table's rectangle.
 func TestStepsLayout(t *testing.T) {
-	for _, frag := range []string{"#v=1&scene=recovery&H=2&d=2", "#v=1&scene=recovery&H=3&d=2",
+	for _, frag := range []string{"#v=1&scene=recovery&H=2&d=2", "#v=1&scene=recovery&H=3&d=2", "#v=1&scene=recovery&H=2&d=2&bias=1&mode=frugal",
 		// Four marks under the counter whose labels take three rows.
 		"#v=1&scene=recovery&mode=frugal&H=4&d=3&seed=5&prec=192"} {
 		r := recoveryAt(t, frag)

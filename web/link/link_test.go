@@ -53,9 +53,15 @@ func randomState(rng *rand.Rand) State {
 	if rng.IntN(2) == 0 {
 		s.H0 = s.H + rng.IntN(HeadLimit(s)-s.H+1)
 	}
+	s.Bias = rng.IntN(2) == 1
 	s.Tok, s.W, s.Val = Defaults(s)
+	s.QBias, s.Const = DefaultBiases(s)
 	s.Q = DefaultQuery(s)
-	for _, l := range [][]float64{s.Tok, s.W, s.Val, s.Q} {
+	lists := [][]float64{s.Tok, s.W, s.Val, s.Q}
+	if s.Bias {
+		lists = append(lists, s.QBias, s.Const)
+	}
+	for _, l := range lists {
 		if rng.IntN(2) == 0 {
 			continue
 		}
@@ -422,5 +428,48 @@ func TestTransformerLimits(t *testing.T) {
 	}
 	if s.Prec = 0; s.Transformer().Precision() == 0 {
 		t.Fatal("prec 0 must mean the scene's working precision")
+	}
+}
+
+// TestBiasKeys: bias=1 draws c and C from the seed and the link leaves
+// them out; given values are kept and written; without bias=1 they are
+// refused with a notice; the state's Model carries them.
+func TestBiasKeys(t *testing.T) {
+	s, notes := Parse("#v=1&H=2&d=3&seed=5&bias=1")
+	if len(notes) > 0 {
+		t.Fatalf("notices %v", notes)
+	}
+	c, C := DefaultBiases(s)
+	if !anyNonzero(c) || C[0] == 0 || !equalFloats(s.QBias, c) || len(c) != 6 {
+		t.Fatalf("bias=1 gave c = %v, C = %v", s.QBias, s.Const)
+	}
+	if got := s.Link(); got != "#v=1&scene=attention&H=2&d=3&seed=5&bias=1" {
+		t.Errorf("link %s", got)
+	}
+	m := s.Model()
+	if m.Const != C[0] || len(m.QueryBias) != 2 || m.QueryBias[1][2] != c[5] {
+		t.Errorf("Model has C = %v, c = %v", m.Const, m.QueryBias)
+	}
+	s, notes = Parse("#v=1&H=2&d=3&seed=5&bias=1&c=1,2,3,4,5,6&C=-0.5")
+	if len(notes) > 0 || s.QBias[4] != 5 || s.Const[0] != -0.5 {
+		t.Fatalf("given biases: %v %v %v", s.QBias, s.Const, notes)
+	}
+	if got := s.Link(); got != "#v=1&scene=attention&H=2&d=3&seed=5&bias=1&c=1,2,3,4,5,6&C=-0.5" {
+		t.Errorf("link %s", got)
+	}
+	if v := s.Values()["C"]; v != -0.5 {
+		t.Errorf("Values C = %v, want the number -0.5", v)
+	}
+	t2, _ := s.With("H", "3")
+	if len(t2.QBias) != 9 || t2.QBias[4] != 5 {
+		t.Errorf("H = 3 keeps the first heads' c: %v", t2.QBias)
+	}
+	off, _ := s.With("bias", "0")
+	if anyNonzero(off.QBias) || off.Const[0] != 0 || off.Model().HasBias() {
+		t.Errorf("bias=0 leaves c = %v, C = %v", off.QBias, off.Const)
+	}
+	s, notes = Parse("#v=1&H=2&d=3&c=1,2,3,4,5,6")
+	if len(notes) != 1 || anyNonzero(s.QBias) {
+		t.Errorf("c without bias=1: %v, notices %v", s.QBias, notes)
 	}
 }

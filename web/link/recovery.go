@@ -9,6 +9,9 @@ import "headlab/numerics/experiment"
 func (s State) Recovery() experiment.Recovery {
 	r := experiment.Recovery{H: s.H, D: s.D, Seed: s.Seed, Src: s.Src, Dup: s.Dup, Cancel: s.Cancel,
 		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec}
+	if s.Bias {
+		r.Biases, r.QueryBias, r.Const = true, append([]float64(nil), s.QBias...), s.Const[0]
+	}
 	if s.Src == "attention" {
 		r.W, r.Val = append([]float64(nil), s.W...), append([]float64(nil), s.Val...)
 	}

@@ -31,6 +31,13 @@ type State struct {
 	// the H value vectors v_h (H·D numbers). Unless a link says otherwise
 	// they are drawn from Seed (see Defaults).
 	Tok, W, Val []float64
+	// Bias gives the layer a query bias c_h per head, QBias (H·D numbers,
+	// head by head), and a constant C, Const (a list of one number, as the
+	// link's lists are): drawn from Seed unless a link says otherwise (see
+	// DefaultBiases), and all zero without Bias.
+	Bias  bool
+	QBias []float64
+	Const []float64
 
 	Q    []float64 // the atom scene's query q (D numbers)
 	M    int       // atoms per head in the general-fusion panel, 1…8
@@ -79,6 +86,7 @@ func Default() State {
 	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3, Units: DefaultUnits,
 		Src: "random", View: "steps", Mode: "paper", Theme: "auto", Font: "serif"}
 	s.Tok, s.W, s.Val = Defaults(s)
+	s.QBias, s.Const = DefaultBiases(s)
 	s.Q = DefaultQuery(s)
 	return s
 }
@@ -112,6 +120,22 @@ func Defaults(s State) (tok, w, val []float64) {
 		}
 	}
 	return tok, w, val
+}
+
+// DefaultBiases returns the query biases c_h (H blocks of d) and the
+// constant C (a list of one) that s's seed draws for its sizes with Bias,
+// zeros without. Head h's c_h is the same for every H that includes it.
+func DefaultBiases(s State) (c, C []float64) {
+	c, C = make([]float64, s.H*s.D), make([]float64, 1)
+	if !s.Bias {
+		return c, C
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x6269617365)) // "biase"
+	C[0] = round2(rng.NormFloat64())
+	for i := range c {
+		c[i] = round2(0.5 * rng.NormFloat64())
+	}
+	return c, C
 }
 
 // DefaultQuery returns the atom scene's query that s's seed draws for its d.
@@ -210,11 +234,16 @@ func Parse(fragment string) (State, []Notice) {
 		note(n)
 	}
 	s.Tok, s.W, s.Val = Defaults(s)
+	s.QBias, s.Const = DefaultBiases(s)
 	s.Q = DefaultQuery(s)
 	for _, f := range fields {
 		if f.Kind == Floats {
 			apply(f)
 		}
+	}
+	if !s.Bias && (anyNonzero(s.QBias) || anyNonzero(s.Const)) {
+		note(Notice{Key: "c", Value: formatFloats(append(slices.Clone(s.Const), s.QBias...)), Message: "biases need bias=1; the layer has none"})
+		s.QBias, s.Const = DefaultBiases(s)
 	}
 	if dropped > 0 {
 		notes = append(notes, Notice{Message: fmt.Sprintf("%d more problems in the link were not listed", dropped)})
@@ -256,7 +285,8 @@ func (s State) Link() string {
 	var b strings.Builder
 	b.WriteByte('#')
 	tok, w, val := Defaults(s)
-	defaults := map[string][]float64{"tok": tok, "W": w, "val": val, "q": DefaultQuery(s)}
+	c, C := DefaultBiases(s)
+	defaults := map[string][]float64{"tok": tok, "W": w, "val": val, "c": c, "C": C, "q": DefaultQuery(s)}
 	first := true
 	for _, f := range Schema() {
 		v := f.get(&s)
@@ -288,6 +318,10 @@ func listOf(s *State, key string) []float64 {
 		return s.W
 	case "q":
 		return s.Q
+	case "c":
+		return s.QBias
+	case "C":
+		return s.Const
 	default:
 		return s.Val
 	}
@@ -313,6 +347,7 @@ func (s State) Validate() error {
 		v := f.get(&s)
 		t := s
 		t.Tok, t.W, t.Val, t.Q, t.Hide = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q), slices.Clone(s.Hide)
+		t.QBias, t.Const = slices.Clone(s.QBias), slices.Clone(s.Const)
 		stored, err := f.set(&t, v)
 		if err != nil || stored != v || f.get(&t) != v {
 			return fmt.Errorf("link: %s = %q is outside the schema (%v)", f.Key, clip(v), err)
@@ -325,6 +360,15 @@ func (s State) Validate() error {
 		}
 	}
 	return nil
+}
+
+func anyNonzero(xs []float64) bool {
+	for _, x := range xs {
+		if x != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(xs []string, x string) bool {
@@ -352,6 +396,21 @@ func (s State) Layer() attention.Layer {
 	return l
 }
 
+// Model returns the attention layer the state describes with its biases:
+// Layer, and with Bias its c_h and C (attention.Biased).
+func (s State) Model() attention.Biased {
+	b := attention.Biased{Layer: s.Layer()}
+	if !s.Bias {
+		return b
+	}
+	b.Const = s.Const[0]
+	b.QueryBias = make([][]float64, s.H)
+	for h := range b.QueryBias {
+		b.QueryBias[h] = append([]float64(nil), s.QBias[h*s.D:(h+1)*s.D]...)
+	}
+	return b
+}
+
 // Sequence returns the tokens as an N×d matrix, the last row the query.
 func (s State) Sequence() *mat.Dense {
 	return mat.NewDense(s.N, s.D, append([]float64(nil), s.Tok...))
@@ -375,6 +434,7 @@ func (s State) With(key, value string) (State, []Notice) {
 	}
 	t := s
 	t.Tok, t.W, t.Val, t.Q, t.Hide = slices.Clone(s.Tok), slices.Clone(s.W), slices.Clone(s.Val), slices.Clone(s.Q), slices.Clone(s.Hide)
+	t.QBias, t.Const = slices.Clone(s.QBias), slices.Clone(s.Const)
 	var notes []Notice
 	if _, err := f.set(&t, value); err != nil {
 		notes = append(notes, Notice{Key: key, Value: clip(value), Message: err.Error()})
@@ -394,14 +454,21 @@ func (s State) With(key, value string) (State, []Notice) {
 	switch {
 	case key == "seed" || key == "d" || t.D != s.D:
 		t.Tok, t.W, t.Val = Defaults(t)
+		t.QBias, t.Const = DefaultBiases(t)
 		t.Q = DefaultQuery(t)
+	case key == "bias":
+		if t.Bias != s.Bias {
+			t.QBias, t.Const = DefaultBiases(t)
+		}
 	default:
 		if t.H != s.H {
 			_, w, val := Defaults(t)
+			c, _ := DefaultBiases(t)
 			keep := min(s.H, t.H)
 			copy(w, s.W[:keep*s.D*s.D])
 			copy(val, s.Val[:keep*s.D])
-			t.W, t.Val = w, val
+			copy(c, s.QBias[:keep*s.D])
+			t.W, t.Val, t.QBias = w, val, c
 		}
 		if t.N != s.N {
 			tok, _, _ := Defaults(t)
@@ -439,6 +506,10 @@ func (s State) Values() map[string]any {
 		case Bool:
 			out[f.Key] = f.get(&s) == "1"
 		case Floats:
+			if f.Key == "C" {
+				out[f.Key] = s.Const[0] // one number
+				break
+			}
 			out[f.Key] = slices.Clone(listOf(&s, f.Key))
 		case Names:
 			out[f.Key] = append([]string{}, s.Hide...)

@@ -401,6 +401,8 @@ function start() {
     set,
     state: () => state,
     notify: (msgs) => showNotices(msgs),
+    open: (link) => headlab.open(link),
+    layer: (bytes, name, heads) => figs.layer(bytes, name, heads),
   };
   const page = {
     state: () => state,

@@ -21,10 +21,68 @@ export function attention() {
       $("ctl-" + key).addEventListener("change", (e) => api.set(key, e.target.value));
     }
     $("ctl-heat").addEventListener("change", (e) => api.set("heat", e.target.value));
+    $("ctl-bias").addEventListener("change", (e) => api.set("bias", e.target.checked ? "1" : "0"));
     $("new-seed").addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
     $("add-token").addEventListener("click", () => api.set("N", state.N + 1));
     $("remove-token").addEventListener("click", () => api.set("N", state.N - 1));
     $("controls").addEventListener("submit", (e) => e.preventDefault());
+    bindImport();
+  }
+
+  // ---- a layer file, opened or dropped (web/layerimport reads it in the
+  // figures worker, loaded on first use) ----
+  const MAX_FILE = 64 << 20; // numerics/layerfile.MaxBytes
+  let waiting = null; // a file that needs H, opened again once H is given
+
+  function bindImport() {
+    const input = $("layer-file");
+    input.addEventListener("change", () => {
+      if (input.files && input.files[0]) importFile(input.files[0]);
+      input.value = "";
+    });
+    $("layer-heads").addEventListener("change", () => { if (waiting) importFile(waiting); });
+    const files = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes("Files");
+    document.addEventListener("dragover", (e) => {
+      if (!files(e)) return;
+      e.preventDefault();
+      e.dataTransfer.dropEffect = "copy";
+    });
+    document.addEventListener("drop", (e) => {
+      if (!files(e)) return;
+      e.preventDefault();
+      const f = e.dataTransfer.files && e.dataTransfer.files[0];
+      if (f) importFile(f);
+    });
+  }
+
+  function importFile(file) {
+    const status = $("layer-status");
+    const name = String(file.name).slice(0, 80);
+    const refuse = (msg) => {
+      status.textContent = msg;
+      api.notify([msg]);
+    };
+    waiting = null;
+    if (!/\.(npz|safetensors)$/i.test(file.name)) return refuse(JSON.stringify(name) + " is neither .npz nor .safetensors; nothing changed");
+    if (file.size > MAX_FILE) return refuse(JSON.stringify(name) + " is larger than 64 MiB; nothing changed");
+    status.textContent = "Reading " + name + "…";
+    const heads = Number($("layer-heads").value) || 0;
+    file.arrayBuffer()
+      .then((buf) => api.layer(new Uint8Array(buf), file.name, heads))
+      .then((r) => {
+        if (!r.ok) {
+          if (r.needHeads) {
+            waiting = file;
+            $("layer-heads").focus();
+            return refuse(String(r.error) + ". Enter H beside the file: it opens then.");
+          }
+          return refuse(String(r.error) + "; nothing changed");
+        }
+        api.open(r.link);
+        status.textContent = "Opened " + name + ": " + r.heads + " head" + (r.heads === 1 ? "" : "s") + " of width d = " + r.width +
+          (r.biased ? ", with biases c_h and C" : ", without biases") + " (" + r.source + "). The link carries the layer.";
+      })
+      .catch((err) => refuse("Could not read " + name + ": " + String((err && err.message) || err) + "; nothing changed"));
   }
 
   function sync(s, facts) {
@@ -46,6 +104,7 @@ export function attention() {
       for (let h = 1; h <= state.H; h++) heat.append(new Option("head " + h, String(h)));
     }
     heat.value = String(state.heat);
+    $("ctl-bias").checked = state.bias;
     $("token-count").textContent = String(state.N);
     const n = api.field("N");
     $("add-token").disabled = state.N >= n.max;
@@ -72,13 +131,14 @@ export function attention() {
   }
 
   function setListEntry(key, index, x) {
+    if (typeof state[key] === "number") return api.set(key, String(x)); // C, one number
     const list = state[key].slice();
     list[index] = x;
     api.set(key, list.join(","));
   }
 
   function syncTables(force) {
-    const sizes = [state.H, state.d, state.N].join(",");
+    const sizes = [state.H, state.d, state.N, state.bias].join(",");
     if (force || sizes !== builtFor) {
       builtFor = sizes;
       buildHeads();
@@ -89,14 +149,16 @@ export function attention() {
     // Same sizes: update the values in place, leaving a focused field alone.
     for (const input of document.querySelectorAll("[data-list]")) {
       if (input === document.activeElement) continue;
-      const x = state[input.dataset.list][Number(input.dataset.index)];
+      const list = state[input.dataset.list];
+      const x = typeof list === "number" ? list : list[Number(input.dataset.index)];
       if (Number(input.value) !== x) input.value = x;
     }
   }
 
   // listInput is a table's field for entry index of the link's list key.
   function listInput(label, key, index) {
-    const input = numberInput(label, state[key][index], (x) => setListEntry(key, index, x));
+    const value = typeof state[key] === "number" ? state[key] : state[key][index];
+    const input = numberInput(label, value, (x) => setListEntry(key, index, x));
     input.dataset.list = key;
     input.dataset.index = index;
     return input;
@@ -138,6 +200,22 @@ export function attention() {
       }
       grid.append(rowName("v"));
       for (let c = 0; c < d; c++) grid.append(listInput("v of head " + (h + 1) + ", entry " + (c + 1), "val", h * d + c));
+      if (state.bias) {
+        grid.append(rowName("c"));
+        for (let c = 0; c < d; c++) grid.append(listInput("query bias c of head " + (h + 1) + ", entry " + (c + 1), "c", h * d + c));
+      }
+      box.append(grid);
+      root.append(box);
+    }
+    if (state.bias) {
+      // C, the layer's constant: one number added to the output.
+      const box = document.createElement("fieldset");
+      box.className = "head";
+      const lg = document.createElement("legend");
+      lg.textContent = "constant";
+      box.append(lg);
+      const grid = matrix(1);
+      grid.append(rowName("C"), listInput("the layer's constant C", "C", 0));
       box.append(grid);
       root.append(box);
     }
@@ -158,6 +236,7 @@ export function attention() {
   // ---- outputs: per-head bars and their sum, with values ----
   function syncOutputs(f) {
     const rows = f.heads.map((y, h) => ({ name: "head " + (h + 1), y, color: HEAD_COLORS[h % HEAD_COLORS.length] }));
+    if (state.bias) rows.push({ name: "constant C", y: f.const, color: "var(--muted)" });
     rows.push({ name: "layer (sum)", y: f.output, color: "" });
     const peak = Math.max(1e-12, ...rows.map((r) => Math.abs(r.y)));
     const root = $("bars");

@@ -51,7 +51,8 @@ export function figures(currentLink) {
       const p = pending.get(id);
       if (!p) return;
       pending.delete(id);
-      if (result && result.ok) p.resolve(result);
+      if (p.raw && result) p.resolve(result);
+      else if (result && result.ok) p.resolve(result);
       else p.reject(new Error("headlab: figure: " + ((result && result.error) || "failed")));
     };
     worker.onerror = (e) => {
@@ -63,11 +64,13 @@ export function figures(currentLink) {
     return worker;
   }
 
-  function request(req) {
+  // request sends req to the worker; raw resolves with the result even
+  // when it is not ok (a layer file's error is a message to show).
+  function request(req, raw) {
     const w = start();
     const id = nextId++;
     return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, raw: !!raw });
       w.postMessage({ id, request: req });
     });
   }
@@ -110,6 +113,14 @@ export function figures(currentLink) {
     // image/png, application/x-tex, application/zip for the data).
     file(fmt, opts) {
       return build(fmt, opts).then((r) => ({ name: r.file, blob: new Blob([r.bytes], { type: r.mime }) }));
+    },
+    // layer(bytes, name, heads) reads a layer file (.npz or .safetensors,
+    // bytes a Uint8Array) in the worker (web/layerimport) and resolves
+    // with {ok, link (the current link with the file's layer), heads,
+    // width, biased, source} or {ok: false, error, needHeads}. heads is
+    // H, or 0 to take it from the file.
+    layer(bytes, name, heads) {
+      return request({ kind: "layer", bytes, name: String(name), heads: Number(heads) || 0, link: String(currentLink()) }, true);
     },
   };
   return api;

@@ -144,7 +144,8 @@ export function recovery() {
     const busy = !!f.computing;
     steps.sync(f, "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
 
-    const counter = [f.queries, f.steps, f.bound, f.economy, f.frugal, f.information, f.maxLength, f.lengthBound].join(",");
+    const bias = f.biases ? f.biases.queries : 0;
+    const counter = [f.queries, f.steps, f.bound, f.economy, f.frugal, f.information, f.maxLength, f.lengthBound, bias].join(",");
     if (counter !== els.counterKey) {
       els.counterKey = counter;
       els.counter.replaceChildren(
@@ -153,6 +154,7 @@ export function recovery() {
         ...row("economy 2H(d² + d − 1) + 1", f.economy),
         ...row("frugal 2H(2d−1)+1+(H+1)(d²−d)", f.frugal),
         ...row("information bound H(d² + d)", f.information),
+        ...(bias ? row("biases c_h, C: F(0) and a column on −z_1", "+" + bias) : []),
         ...row("longest query", f.maxLength + " of 2H + 1 = " + f.lengthBound));
     }
 
@@ -164,7 +166,8 @@ export function recovery() {
     if (busy) msg = "Computing the run once; every step after that is instant.";
     else if (f.failed && f.failed.needPrec) msg = "float64 cannot resolve this run (H = " + f.heads + ", d = " + s.d + "): " + f.failed.message;
     else if (f.failed) msg = "The run could not be resolved: " + f.failed.message;
-    else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + (f.error === 0 ? "0: every entry equals the truth's to float64's last bit" : sci(f.error)) + ".";
+    else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + (f.error === 0 ? "0: every entry equals the truth's to float64's last bit" : sci(f.error)) + "." +
+      (f.biases && typeof f.biases.error === "number" ? " Biases c_h and C: largest error " + sci(f.biases.error) + "." : "");
     else msg = "Step to the end (End) to see the recovered heads.";
     if (s.view === "sweep" && f.sweep && f.sweep.refused) msg = f.sweep.refused;
     setText(els.status, msg);
