@@ -350,13 +350,10 @@ func TestMeasureCostCurve(t *testing.T) {
 }
 
 // TestLearnBiases: a set-up with Biases gives the true layer its c_h and
-// C (the duplicate keeps its head's c_h), the learner learns them, and a
-// request for extended precision runs in float64 (Float64Only).
+// C (the duplicate keeps its head's c_h), and the learner learns them in
+// extended precision.
 func TestLearnBiases(t *testing.T) {
 	r := Recovery{H: 2, D: 3, Seed: 3, Biases: true, QueryBias: []float64{0.3, -0.2, 0.5, -0.4, 0.1, 0.6}, Const: 0.7, Dup: 1, Prec: 128}
-	if !r.Float64Only() {
-		t.Fatal("Float64Only is false with Biases and Prec")
-	}
 	b := r.TrueModel()
 	if len(b.Layer) != 3 || b.QueryBias[2][1] != -0.2 || b.Const != 0.7 {
 		t.Fatalf("true model: %d heads, c = %v, C = %v", len(b.Layer), b.QueryBias, b.Const)
@@ -366,7 +363,7 @@ func TestLearnBiases(t *testing.T) {
 		t.Fatalf("%v %v", err, run.Err)
 	}
 	res := run.Result
-	if res.BigLayer != nil || math.Abs(res.Const-0.7) > 1e-9 {
+	if res.BigLayer == nil || math.Abs(res.Const-0.7) > 1e-9 {
 		t.Fatalf("C = %v (extended precision: %v)", res.Const, res.BigLayer != nil)
 	}
 	canon := b.Canonical(CanonicalTol)

@@ -36,25 +36,14 @@ type Recovery struct {
 	// Biases gives the layer a query bias c_h per head and a constant C
 	// (attention.Biased), QueryBias holding the H heads' c_h (H·D numbers,
 	// head by head) and Const C, and the learner learns them
-	// (recovery.Options.Biases). It learns them in float64 only: with
-	// Biases the run is float64 whatever Prec says (Float64Only).
+	// (recovery.Options.Biases), in float64 and in extended precision.
 	Biases    bool
 	QueryBias []float64
 	Const     float64
 }
 
-// Float64Only reports whether the set-up asks for extended precision that
-// the run cannot give: the learner learns biases in float64 only, and the
-// run is made in float64.
-func (r Recovery) Float64Only() bool { return r.Biases && r.Prec > 0 }
-
-// prec is the precision the run is made at: Prec, or 0 (Float64Only).
-func (r Recovery) prec() int {
-	if r.Float64Only() {
-		return 0
-	}
-	return max(r.Prec, 0)
-}
+// prec is the precision the run is made at: Prec, or 0 for float64.
+func (r Recovery) prec() int { return max(r.Prec, 0) }
 
 // CanonicalTol is the tolerance within which two heads' W count as equal
 // when a layer is put in canonical form, for the learner's H and for the
@@ -128,7 +117,7 @@ func (r Recovery) Options(l attention.Layer) recovery.Options {
 
 // OptionsFor is Options for a layer with biases (TrueModel): heads merge
 // only where their c_h agree too, and with Biases the learner learns the
-// biases, in float64 (Float64Only).
+// biases.
 func (r Recovery) OptionsFor(b attention.Biased) recovery.Options {
 	heads := len(b.Canonical(CanonicalTol).Layer)
 	opt := recovery.DefaultOptions(max(heads, 1), r.D)
@@ -230,7 +219,7 @@ func learnLayer(pace Pacer, r Recovery, layer attention.Biased, prog func(recove
 		if r.Noise > 0 {
 			return RecoveryRun{}, fmt.Errorf("experiment: a noisy oracle is simulated in float64 only (noise %g with %d bits)", r.Noise, r.Prec)
 		}
-		res, err = recovery.LearnBigPaused(recovery.BigLayerOracle(layer.Layer, uint(p)), r.OptionsFor(layer), pause)
+		res, err = recovery.LearnBigPaused(recovery.BigBiasedOracle(layer, uint(p)), r.OptionsFor(layer), pause)
 	} else {
 		res, err = recovery.LearnPaused(recovery.BiasedOracle(layer, r.Noise, r.Seed), r.OptionsFor(layer), pause)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/recovery"
 )
 
@@ -40,47 +39,7 @@ func (o oracle) Answer(ctx context.Context, batch []recovery.Request) ([]recover
 }
 
 // BigOutput is Output at the precision of the tokens X (rows, the last
-// the query), every score, exponential and sum rounded to it, the softmax
-// in its stable form.
+// the query): recovery.BigBiasedOracle's answer.
 func (m Model) BigOutput(X [][]*big.Float) *big.Float {
-	prec := X[len(X)-1][0].Prec()
-	num := func() *big.Float { return new(big.Float).SetPrec(prec) }
-	n, d := len(X), len(X[0])
-	y := num().SetFloat64(m.Const)
-	t := num()
-	for h, hd := range m.Layer {
-		q := make([]*big.Float, d)
-		for r := 0; r < d; r++ {
-			q[r] = num()
-			if m.QueryBias != nil {
-				q[r].SetFloat64(m.QueryBias[h][r])
-			}
-			for c := 0; c < d; c++ {
-				q[r].Add(q[r], t.Mul(num().SetFloat64(hd.W.At(r, c)), X[n-1][c]))
-			}
-		}
-		s := make([]*big.Float, n)
-		var smax *big.Float
-		for i := range s {
-			s[i] = num()
-			for c := 0; c < d; c++ {
-				s[i].Add(s[i], t.Mul(X[i][c], q[c]))
-			}
-			if smax == nil || s[i].Cmp(smax) > 0 {
-				smax = s[i]
-			}
-		}
-		sum, den := num(), num()
-		for i := range s {
-			e := bigmath.Exp(num(), num().Sub(s[i], smax))
-			v := num()
-			for c := 0; c < d; c++ {
-				v.Add(v, t.Mul(num().SetFloat64(hd.V.AtVec(c)), X[i][c]))
-			}
-			sum.Add(sum, num().Mul(e, v))
-			den.Add(den, e)
-		}
-		y.Add(y, sum.Quo(sum, den))
-	}
-	return y
+	return recovery.BigBiasedOracle(m.Full(), X[len(X)-1][0].Prec())(X)
 }

@@ -37,15 +37,30 @@ type BigHead struct {
 // n-copy query costs one Exp per head. The oracle is safe for concurrent
 // use.
 func BigLayerOracle(l attention.Layer, prec uint) BigOracle {
+	return BigBiasedOracle(attention.Biased{Layer: l}, prec)
+}
+
+// BigBiasedOracle is BigLayerOracle for a layer with biases: the scores
+// are x_iᵀ(W_h x_N + c_h) and the output has the constant C added last.
+// Without biases its answers are BigLayerOracle's, bit for bit.
+func BigBiasedOracle(b attention.Biased, prec uint) BigOracle {
+	l := b.Layer
 	d := l.Width()
 	type head struct {
 		w [][]*big.Float
 		v []*big.Float
+		c []*big.Float // nil without biases
 	}
 	hs := make([]head, len(l))
 	for h, hd := range l {
 		hs[h].w = make([][]*big.Float, d)
 		hs[h].v = make([]*big.Float, d)
+		if b.QueryBias != nil {
+			hs[h].c = make([]*big.Float, d)
+			for i := range hs[h].c {
+				hs[h].c[i] = new(big.Float).SetPrec(prec).SetFloat64(b.QueryBias[h][i])
+			}
+		}
 		for i := 0; i < d; i++ {
 			hs[h].w[i] = make([]*big.Float, d)
 			for j := 0; j < d; j++ {
@@ -84,6 +99,9 @@ func BigLayerOracle(l attention.Layer, prec uint) BigOracle {
 		for _, hd := range hs {
 			for i := 0; i < d; i++ {
 				wq[i] = dot(prec, hd.w[i], q)
+				if hd.c != nil {
+					wq[i].Add(wq[i], hd.c[i])
+				}
 			}
 			m := -1
 			for k, x := range tok {
@@ -106,6 +124,9 @@ func BigLayerOracle(l attention.Layer, prec uint) BigOracle {
 				num.Add(num, e.Mul(e, vx[k]))
 			}
 			out.Add(out, num.Quo(num, den))
+		}
+		if b.Const != 0 {
+			out.Add(out, new(big.Float).SetPrec(prec).SetFloat64(b.Const))
 		}
 		return out
 	}

@@ -78,10 +78,6 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 	r.CanonicalModel = r.Model.Canonical(CanonicalTol)
 	r.Canonical = r.CanonicalModel.Layer
 	r.Options = s.Recovery().OptionsFor(r.Model)
-	if s.Recovery().Float64Only() {
-		r.notices = append(r.notices, link.Notice{Key: "prec", Value: fmt.Sprint(s.Prec),
-			Message: "extended precision does not learn biases yet; this run is made in float64"})
-	}
 	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
@@ -492,7 +488,7 @@ func (r *Recovery) Facts() map[string]any {
 		if r.Fault != nil {
 			fl["rf"], fl["name"], fl["first"], fl["last"], fl["reason"] = r.Fault.RF, r.Fault.Name, r.Fault.First, r.Fault.Last, r.Fault.Reason
 		}
-		if s.Prec == 0 && r.Options.Tolerance == 0 && !r.Options.Biases {
+		if s.Prec == 0 && r.Options.Tolerance == 0 {
 			// The precision the page offers to recompute with: the measured
 			// need, or 128 bits where float64 resolves most such layers.
 			fl["needPrec"] = max(recovery.NeededPrecision(r.Heads(), s.D, r.Options.Mode), 128)
