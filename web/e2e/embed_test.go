@@ -235,6 +235,54 @@ func TestEmbed(t *testing.T) {
 		tb.noProblems("the deck")
 	})
 
+	// The deck in Firefox ESR and WebKitGTK, under Xvfb (TestEngines).
+	for _, e := range engines {
+		t.Run("deck/"+e.name, func(t *testing.T) {
+			requireTool(t, "Xvfb", "xvfb")
+			bin, missing := e.find()
+			if missing != "" {
+				if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+					t.Fatalf("%s is missing; ./build.sh test installs it", missing)
+				}
+				t.Skipf("%s is missing", missing)
+			}
+			d := e.start(t, bin)
+			defer d.close()
+			if err := d.call("WebDriver:SetTimeouts", map[string]any{"script": int(stepTimeout / time.Millisecond)}, nil); err != nil {
+				t.Fatalf("timeouts: %v", err)
+			}
+			if err := d.call("WebDriver:SetWindowRect", map[string]any{"x": 0, "y": 0, "width": 1200, "height": 900}, nil); err != nil {
+				t.Logf("sizing the window: %v", err)
+			}
+			for _, u := range []string{"about:blank", host + "/deck.html"} {
+				if err := d.call("WebDriver:Navigate", map[string]any{"url": u}, nil); err != nil {
+					t.Fatalf("opening %s: %v", u, err)
+				}
+			}
+			wait := func(what, predicate string) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+				defer cancel()
+				if err := wdWait(ctx, d, predicate); err != nil {
+					got, _ := wdEval[string](d, "JSON.stringify(window.received ? received.slice(-4) : null)")
+					t.Fatalf("waiting for %s: %v; last messages %s", what, err, shorten(got, 800))
+				}
+			}
+			get := func(expr string) string { return must[string](t, d, expr) }
+			right := func(what string) {
+				key := map[string]any{"actions": []any{map[string]any{
+					"type": "key", "id": "keyboard",
+					"actions": []any{map[string]any{"type": "keyDown", "value": "\uE014"}, map[string]any{"type": "keyUp", "value": "\uE014"}},
+				}}}
+				if err := d.call("WebDriver:PerformActions", key, nil); err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
+			}
+			deckSteps(t, wait, get, right)
+		})
+	}
+
 	t.Run("embed code", func(t *testing.T) {
 		tb := newTab(t)
 		const view = "#v=1&scene=recovery&H=2&d=2&seed=8&step=3&theme=dark"
