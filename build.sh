@@ -25,8 +25,9 @@ usage: ./build.sh COMMAND [flags]
   test               vet, native tests, numerics tests under GOOS=js (node),
                      and the browser tests in headless Chromium
   bench              benchmarks, natively and under GOOS=js, with the ratio
-  dist [DIR]         a self-contained static folder (default dist/) for any static host,
-                     the same bytes build/site serves
+  dist [DIR [URL]]   a self-contained static folder (default dist/) for any static host,
+                     the same bytes build/site serves; with URL, the address it will be
+                     served at, also oembed.json
   figures            regenerate the README figures in plots/figures (SVG, PDF, PNG)
                      and the test article's page (plots/FIGURES.md)
   screenshots        regenerate the landing's previews (web/static/previews) and
@@ -233,8 +234,10 @@ figures() {
 }
 
 dist() {
-  local dir=${1:-dist}
-  build
+  local dir=${1:-dist} url=${2:-}
+  # With the address the folder will be served at, the site gets its
+  # oEmbed JSON and discovery link (web/cmd/site -url).
+  if [ -n "$url" ]; then build -url "$url"; else build; fi
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -Rp "$SITE/." "$dir/" # -p: the server takes a .br older than its file for stale
