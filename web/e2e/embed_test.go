@@ -93,6 +93,12 @@ func embedHost(tb testing.TB, reveal string) string {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(deck))
 	})
+	plain := readmeHostPage(tb)
+	mux.HandleFunc("/plain.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>plain</title>` +
+			hostScript + `</head><body>` + plain + `</body></html>`))
+	})
 	mux.HandleFunc("/host.html", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte(`<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>host</title>` + hostScript +
@@ -104,6 +110,31 @@ func embedHost(tb testing.TB, reveal string) string {
 		tb.Fatal("the framing pages' origin is headlab's")
 	}
 	return srv.URL
+}
+
+// readmeHostPage returns README.md's ten-line host page (the html block of
+// "In slides and course pages"), its iframe opening embedRecovery here.
+func readmeHostPage(tb testing.TB) string {
+	tb.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n## In slides and course pages\n")
+	_, block, ok2 := strings.Cut(sec, "```html\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	const src = `src="https://…/#v=1&scene=recovery&embed=1"`
+	if !ok || !ok2 || !ok3 || !strings.Contains(block, src) {
+		tb.Fatalf("README.md's section In slides and course pages has no html block with an iframe %s", src)
+	}
+	if n := strings.Count(block, "\n") - 3; n > 10 { // the iframe and the script tags aside
+		tb.Errorf("README.md's host page has %d lines of script, more than ten", n)
+	}
+	return strings.Replace(block, src, `src="`+html.EscapeString(h.base+embedRecovery)+`"`, 1)
 }
 
 // addFrameJS adds an iframe of src, w×h, with allow (none when empty), to
@@ -283,6 +314,24 @@ func TestEmbed(t *testing.T) {
 		})
 	}
 
+	// The README's host page: → steps the scene to its last step, then
+	// is the page's own.
+	t.Run("plain host page", func(t *testing.T) {
+		tb, _ := newHostTab(t, host+"/plain.html")
+		tb.waitFor("the scene's report", lastReportJS(0))
+		for k := 1; k <= 4; k++ {
+			tb.focusPage()
+			tb.do("pressing →", chromedp.KeyEvent(kb.ArrowRight))
+			want := min(embedSteps-3+k, embedSteps)
+			tb.waitFor(fmt.Sprintf("step %d", want), fmt.Sprintf("%s.step === %d", lastReportJS(0), want))
+		}
+		tb.sleep(time.Second) // a step too many would be reported by now
+		if got := eval[int](tb, lastReportJS(0)+".step"); got != embedSteps {
+			t.Errorf("after four → the scene is at step %d, want its last, %d", got, embedSteps)
+		}
+		tb.noProblems("the README's host page")
+	})
+
 	t.Run("embed code", func(t *testing.T) {
 		tb := newTab(t)
 		const view = "#v=1&scene=recovery&H=2&d=2&seed=8&step=3&theme=dark"
@@ -354,11 +403,46 @@ func TestEmbed(t *testing.T) {
 					if p := frameEval[[]string](tb, id, embedLayoutJS); len(p) > 0 {
 						t.Errorf("%s: %s", name, strings.Join(p, "; "))
 					}
+					// The height an auto-sized iframe is asked to take: the canvas
+					// at 16:9 of the width with its controls, at least 300.
+					tb.waitFor("a height message", "received.some((m) => m.frame === 0 && m.height !== undefined)")
+					hgt := eval[int](tb, "received.filter((m) => m.frame === 0 && m.height !== undefined).pop().height")
+					if min := max(300, size[0]*9/16); hgt < min || hgt > min+80 {
+						t.Errorf("%s: the page asks for a height of %d px, want %d plus its controls", name, hgt, min)
+					}
 					tb.shoot(name)
 					tb.noProblems(name)
 				})
 			}
 		}
+	})
+
+	t.Run("wheel and offline", func(t *testing.T) {
+		tb, cx := newHostTab(t, host+"/host.html")
+		eval[bool](tb, `(document.body.style.height = "3000px", true)`)
+		eval[int](tb, addFrameJS(h.base+embedAttention, 800, 450, ""))
+		tb.waitFor("the framed page's report", lastReportJS(0))
+		id := cx.frameContext(tb, "the page is ready", "window.headlab && headlab.ready")
+		// The wheel over the canvas scrolls the host page while the canvas
+		// has not the focus.
+		wheel := func() {
+			ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+			defer cancel()
+			if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+				Type: input.DispatchMouseEventTypeMouseWheel, X: 400, Y: 200, DeltaX: 1, DeltaY: 120}); err != nil {
+				t.Fatalf("the wheel: %v", err)
+			}
+		}
+		wheel()
+		tb.waitFor("the host page to scroll", "scrollY > 0")
+		// The service worker, in a frame of another origin: kept (in the
+		// storage the browser gives that frame), or a notice says why not.
+		kept := frameEval[bool](tb, id, `navigator.serviceWorker ? navigator.serviceWorker.getRegistration().then((r) => !!r, () => false) : false`)
+		if !kept && !strings.Contains(strings.Join(frameEval[[]string](tb, id, "headlab.errors"), "\n"), "cannot be kept for use offline") {
+			t.Error("the framed page has no service worker and does not say why")
+		}
+		t.Logf("service worker in a frame of another origin: registered %v", kept)
+		tb.noProblems("the wheel")
 	})
 
 	t.Run("hostile", func(t *testing.T) {
