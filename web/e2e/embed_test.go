@@ -332,6 +332,20 @@ func TestEmbed(t *testing.T) {
 		tb.noProblems("the README's host page")
 	})
 
+	// A deck opened from a file (file:, which frame-ancestors * does not
+	// cover) frames the page too.
+	t.Run("from a file", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "deck.html")
+		page := `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>file</title>` + hostScript +
+			`</head><body><iframe src="` + html.EscapeString(h.base+embedAttention) + `" width="800" height="450"></iframe></body></html>`
+		if err := os.WriteFile(file, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tb, _ := newHostTab(t, "file://"+file)
+		tb.waitFor("the scene's report to a deck opened from a file", lastReportJS(0))
+		tb.noProblems("a deck opened from a file")
+	})
+
 	t.Run("embed code", func(t *testing.T) {
 		tb := newTab(t)
 		const view = "#v=1&scene=recovery&H=2&d=2&seed=8&step=3&theme=dark"

@@ -359,7 +359,7 @@ func TestSecurityHeaders(t *testing.T) {
 
 // TestCSPSameOrigin checks that the policy names no other origin: each
 // source is a keyword, or a data: or blob: scheme; only frame-ancestors is
-// *, so that any page may embed the page.
+// * file:, so that any page may embed the page.
 func TestCSPSameOrigin(t *testing.T) {
 	allowed := map[string]bool{"'self'": true, "'none'": true, "'wasm-unsafe-eval'": true, "data:": true, "blob:": true}
 	directives := map[string]bool{}
@@ -370,8 +370,8 @@ func TestCSPSameOrigin(t *testing.T) {
 		}
 		directives[f[0]] = true
 		if f[0] == "frame-ancestors" {
-			if len(f) != 2 || f[1] != "*" {
-				t.Errorf("frame-ancestors is %q, want * (any page may embed a scene)", f[1:])
+			if strings.Join(f[1:], " ") != "* file:" {
+				t.Errorf("frame-ancestors is %q, want * file: (any page may embed a scene, a deck opened from a file too)", f[1:])
 			}
 			continue
 		}
