@@ -252,6 +252,9 @@ func TestEmbed(t *testing.T) {
 		deckSteps(t, tb.waitFor, func(expr string) string { return eval[string](tb, expr) }, func(what string) {
 			tb.do(what, chromedp.KeyEvent(kb.ArrowRight))
 		})
+		eval[bool](tb, "(Reveal.slide(1), true)")
+		tb.waitFor("the Recovery slide again", "Reveal.getIndices().h === 1")
+		tb.shoot("embed-deck")
 		// The reported link reopens the same view.
 		l := eval[string](tb, lastReportJS(0)+".link")
 		page := newTab(t)
