@@ -314,6 +314,36 @@ func TestEmbed(t *testing.T) {
 				_ = d.call("WebDriver:ReleaseActions", map[string]any{}, nil)
 			}
 			deckSteps(t, wait, get, right)
+
+			// The layout in a frame of another origin, read inside it.
+			for _, c := range []struct {
+				w, h  int
+				theme string
+			}{{960, 540, "light"}, {400, 300, "dark"}} {
+				name := fmt.Sprintf("embed-%dx%d-%s", c.w, c.h, c.theme)
+				for _, u := range []string{"about:blank", host + "/host.html"} {
+					if err := d.call("WebDriver:Navigate", map[string]any{"url": u}, nil); err != nil {
+						t.Fatalf("opening %s: %v", u, err)
+					}
+				}
+				view := strings.Replace(embedRecovery, "step=26", "step=5", 1) + "&theme=" + c.theme
+				must[int](t, d, addFrameJS(h.base+view, c.w, c.h, "fullscreen; clipboard-write"))
+				wait("the framed page's report", lastReportJS(0))
+				if err := d.call("WebDriver:SwitchToFrame", map[string]any{"id": 0}, nil); err != nil {
+					t.Fatalf("switching to the frame: %v", err)
+				}
+				wait(name+" settled", settledJS+" && document.body.classList.contains('embed')")
+				if p := must[[]string](t, d, embedLayoutJS); len(p) > 0 {
+					t.Errorf("%s: %s", name, strings.Join(p, "; "))
+				}
+				if errs := must[[]string](t, d, "headlab.errors"); len(errs) > 0 {
+					t.Errorf("%s: notices %q", name, errs)
+				}
+				t.Logf("%s: the canvas lays its scene out in %s", name, must[string](t, d, `(() => { const w = document.getElementById("canvas").contentWindow; return w.innerWidth + "×" + w.innerHeight; })()`))
+				if err := d.call("WebDriver:SwitchToParentFrame", map[string]any{}, nil); err != nil {
+					t.Fatalf("switching back: %v", err)
+				}
+			}
 		})
 	}
 
