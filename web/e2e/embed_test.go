@@ -544,6 +544,13 @@ func TestEmbed(t *testing.T) {
 		eval[bool](tb, `(() => { for (let i = 0; i < 5000; i++) frames[0].postMessage({ headlab: 1, key: "ArrowRight" }, "*"); return true; })()`)
 		eval[bool](tb, `(frames[0].postMessage({ headlab: 1, open: "#v=1&scene=recovery&H=2&d=2&seed=8&step=7&embed=1" }, "*"), true)`)
 		tb.waitFor("the page to answer after the flood", lastReportJS(0)+".link.includes('scene=recovery')")
+		tb.sleep(time.Second) // keys sent before the open would step it on by now
+		if got := eval[string](tb, lastReportJS(0)+".link"); !strings.Contains(got, "step=7&") {
+			t.Errorf("after the flood of keys and an open at step 7 the view is %s", got)
+		}
+		if n := frameEval[int](tb, id, `headlab.errors.filter((e) => e.includes("keys are waiting")).length`); n != 1 {
+			t.Errorf("the flood of keys gave %d notices, want 1", n)
+		}
 		if pwned := frameEval[bool](tb, id, "!!window.__pwned || !!document.querySelector('#notice-list script, #notice-list img')"); pwned {
 			t.Error("a message injected markup")
 		}
@@ -556,6 +563,7 @@ func TestEmbed(t *testing.T) {
 		if got := eval[int](tb, `received.filter((m) => m.open !== undefined || m.key !== undefined).length`); got != 0 {
 			t.Errorf("the page echoed %d messages", got)
 		}
+		tb.shoot("embed-notices")
 		tb.noProblems("the hostile messages")
 	})
 }

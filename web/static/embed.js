@@ -22,8 +22,8 @@
 // headlab key (other scripts post their own: reveal.js sends strings) is
 // ignored; one with a headlab key but a wrong shape, or a string longer
 // than MAX_CHARS, is refused with a notice. Messages are handled one an
-// animation frame at most, the last open winning, so a flood cannot hang
-// the page. The page posts to its parent with target origin "*": what it
+// animation frame at most, the last open winning over what came before it,
+// and at most MAX_QUEUED keys waiting, so a flood cannot hang the page. The page posts to its parent with target origin "*": what it
 // says (the view's link, its step) is what the iframe's src already told
 // the framing page.
 
@@ -34,6 +34,9 @@ const KEYS = ["ArrowLeft", "ArrowRight", "Home", "End", " "];
 const MAX_CHARS = 1 << 20;
 // MAX_QUEUED is how many keys may wait for the page; more are refused.
 const MAX_QUEUED = 64;
+// REPEAT_MS: a refusal repeated within this many ms of the same one is
+// not shown again.
+const REPEAT_MS = 1000;
 // EMBED_SIZE is the embed code's iframe size, in CSS pixels (16:9).
 const EMBED_SIZE = { width: 800, height: 450 };
 // ASPECT is the canvas's height over its width in embed mode, for the
@@ -92,7 +95,18 @@ export function embedAPI(page) {
   let lastReport = "";
   let lastHeight = 0;
 
-  const refuse = (why) => page.notify(["A message from the page that embeds headlab was refused: " + why + "."]);
+  // refuse says why a message was refused; the same refusal again within
+  // REPEAT_MS of the last is not said again (a flood says it once).
+  let lastRefusal = "";
+  let lastRefusalAt = -Infinity;
+  const refuse = (why) => {
+    const msg = "A message from the page that embeds headlab was refused: " + why + ".";
+    const now = performance.now();
+    const repeated = msg === lastRefusal && now - lastRefusalAt < REPEAT_MS;
+    lastRefusal = msg;
+    lastRefusalAt = now;
+    if (!repeated) page.notify([msg]);
+  };
   const show = (v) => {
     const s = typeof v === "string" ? JSON.stringify(v) : String(v);
     return s.length > 40 ? s.slice(0, 40) + "…" : s;
@@ -112,11 +126,12 @@ export function embedAPI(page) {
   function handle(m) {
     if (m.headlab !== 1) return refuse("headlab " + show(m.headlab) + " is not a version this page speaks (1)");
     const has = (k) => Object.prototype.hasOwnProperty.call(m, k);
-    if (has("open") === has("key")) return refuse("it must carry either open or key");
+    if (has("open") === has("key")) return refuse(has("open") ? "it carries both open and key, not one" : "it carries neither open nor key");
     if (has("open")) {
       if (typeof m.open !== "string") return refuse("open must be a link (a string), not " + show(m.open));
       if (m.open.length > MAX_CHARS) return refuse("its link is " + m.open.length + " characters long, more than " + MAX_CHARS);
       pendingOpen = m.open;
+      keys.length = 0; // the keys sent before were for the view this one replaces
     } else {
       if (typeof m.key !== "string" || !KEYS.includes(m.key)) return refuse("key " + show(m.key) + " is not one of " + KEYS.map((k) => JSON.stringify(k)).join(", "));
       if (keys.length >= MAX_QUEUED) return refuse("more than " + MAX_QUEUED + " keys are waiting");
