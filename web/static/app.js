@@ -10,8 +10,8 @@
 // builds their controls, figures.js makes figures and the Export panel,
 // tours.js the guided tours, lecture.js the keyboard, presentation mode and
 // class links, qr.js the QR code, embed.js the embed code and the
-// postMessage API of a page inside another, palette.js the head colours. Two globals
-// cross the frame: window.headlabHost (this page's, called by the canvas,
+// postMessage API of a page inside another, palette.js the head colours.
+// Two globals cross the frame: window.headlabHost (this page's, called by the canvas,
 // static/canvas.js and wasm/canvas) and the canvas's window.headlabCanvas.
 import { SCENES } from "./scenes.js";
 import { controls, el } from "./widgets.js";
@@ -220,7 +220,6 @@ function start() {
   // The listener is there from the start: a new build's worker can take
   // over before the page is ready.
   const offline = "serviceWorker" in navigator && window.isSecureContext;
-
   if (offline && navigator.serviceWorker.controller) {
     navigator.serviceWorker.addEventListener("controllerchange", () =>
       showNotices(["A new version of headlab was deployed and is now saved in this browser for use offline; " +
