@@ -464,12 +464,15 @@ func TestEmbed(t *testing.T) {
 		}
 	})
 
+	// The wheel scrolls the host page until a click gives the canvas the
+	// focus, and with it the keyboard.
 	t.Run("wheel and offline", func(t *testing.T) {
 		tb, cx := newHostTab(t, host+"/host.html")
 		eval[bool](tb, `(document.body.style.height = "3000px", true)`)
-		eval[int](tb, addFrameJS(h.base+embedAttention, 800, 450, ""))
+		view := strings.Replace(embedRecovery, "step=26", "step=5", 1)
+		eval[int](tb, addFrameJS(h.base+view, 800, 450, ""))
 		tb.waitFor("the framed page's report", lastReportJS(0))
-		id := cx.frameContext(tb, "the page is ready", "window.headlab && headlab.ready")
+		id := cx.frameContext(tb, "the page has settled", settledJS)
 		// The wheel over the canvas scrolls the host page while the canvas
 		// has not the focus.
 		wheel := func() {
@@ -482,6 +485,24 @@ func TestEmbed(t *testing.T) {
 		}
 		wheel()
 		tb.waitFor("the host page to scroll", "scrollY > 0")
+		// A click gives the scene the keyboard, and the wheel.
+		at := eval[[2]float64](tb, `(() => { const r = document.querySelector("iframe").getBoundingClientRect(); return [r.left + 400, r.top + 150]; })()`)
+		tb.mouse(input.DispatchMouseEventTypeMouseMoved, at[0], at[1], false)
+		tb.mouse(input.DispatchMouseEventTypeMousePressed, at[0], at[1], true)
+		tb.mouse(input.DispatchMouseEventTypeMouseReleased, at[0], at[1], false)
+		tb.do("pressing → in the scene", chromedp.KeyEvent(kb.ArrowRight))
+		tb.waitFor("step 6", lastReportJS(0)+".step === 6")
+		y := eval[float64](tb, "scrollY") // the focus may have scrolled the frame into view
+		ctx, cancel := context.WithTimeout(tb.ctx, stepTimeout)
+		if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+			Type: input.DispatchMouseEventTypeMouseWheel, X: at[0], Y: at[1], DeltaX: 1, DeltaY: 120}); err != nil {
+			t.Fatalf("the wheel: %v", err)
+		}
+		cancel()
+		tb.sleep(time.Second) // a scroll would have happened by now
+		if got := eval[float64](tb, "scrollY"); got != y {
+			t.Errorf("the wheel over the canvas with the focus scrolled the host page from %v to %v", y, got)
+		}
 		// The service worker, in a frame of another origin: kept (in the
 		// storage the browser gives that frame), or a notice says why not.
 		kept := frameEval[bool](tb, id, `navigator.serviceWorker ? navigator.serviceWorker.getRegistration().then((r) => !!r, () => false) : false`)
