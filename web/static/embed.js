@@ -1,6 +1,6 @@
 // The page inside another page: a lecturer's slides, a course page, a
 // notebook (README.md, "In slides and course pages"). This module holds the
-// embed code the Share section offers, and the postMessage API a framing
+// embed code the help dialog offers (key ?), and the postMessage API a framing
 // page drives the page with. Embed mode itself (the link's embed=1: the
 // canvas, its step controls and a link to the full page) is style.css's
 // body.embed.
