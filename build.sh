@@ -25,8 +25,9 @@ usage: ./build.sh COMMAND [flags]
   test               vet, native tests, numerics tests under GOOS=js (node),
                      and the browser tests in headless Chromium
   bench              benchmarks, natively and under GOOS=js, with the ratio
-  dist [DIR]         a self-contained static folder (default dist/) for any static host,
-                     the same bytes build/site serves
+  dist [DIR [URL]]   a self-contained static folder (default dist/) for any static host,
+                     the same bytes build/site serves; with URL, the address it will be
+                     served at, also oembed.json
   figures            regenerate the README figures in plots/figures (SVG, PDF, PNG)
                      and the test article's page (plots/FIGURES.md)
   screenshots        regenerate the landing's previews (web/static/previews) and
@@ -58,18 +59,23 @@ apt_install() { # apt_install PACKAGE...: install Debian packages, once
 
 need_node() { command -v node >/dev/null 2>&1 || apt_install nodejs; }
 
-# need_axe installs axe-core (the accessibility rules Lighthouse runs too)
-# for TestAxe, at a pinned version, into build/node_modules.
+# need_npm_packages installs, at pinned versions into build/node_modules,
+# axe-core (the accessibility rules Lighthouse runs too) for TestAxe, and
+# reveal.js, the slide deck TestEmbed frames the page in. They are installed
+# in one npm command: npm removes from node_modules what a later
+# "npm install --no-save" does not name.
 AXE_VERSION=4.14.1
-need_axe() {
+REVEAL_VERSION=6.0.2
+need_npm_packages() {
   command -v npm >/dev/null 2>&1 || apt_install npm
-  local axe="$OUT/node_modules/axe-core"
-  if [ "$(node -p "require('$axe/package.json').version" 2>/dev/null)" != "$AXE_VERSION" ]; then
-    say "installing axe-core $AXE_VERSION (npm) for the accessibility test"
-    npm install --prefix "$OUT" --no-save --no-audit --no-fund "axe-core@$AXE_VERSION" >/dev/null ||
-      die "npm install axe-core@$AXE_VERSION failed (is the npm registry reachable?)"
+  local axe="$OUT/node_modules/axe-core" reveal="$OUT/node_modules/reveal.js"
+  if [ "$(node -p "require('$axe/package.json').version" 2>/dev/null)" != "$AXE_VERSION" ] ||
+    [ "$(node -p "require('$reveal/package.json').version" 2>/dev/null)" != "$REVEAL_VERSION" ]; then
+    say "installing axe-core $AXE_VERSION and reveal.js $REVEAL_VERSION (npm) for the accessibility and embedding tests"
+    npm install --prefix "$OUT" --no-save --no-audit --no-fund "axe-core@$AXE_VERSION" "reveal.js@$REVEAL_VERSION" >/dev/null ||
+      die "npm install axe-core@$AXE_VERSION reveal.js@$REVEAL_VERSION failed (is the npm registry reachable?)"
   fi
-  export HEADLAB_AXE="$axe/axe.min.js"
+  export HEADLAB_AXE="$axe/axe.min.js" HEADLAB_REVEAL="$reveal/dist"
 }
 
 need_qemu() { command -v qemu-aarch64 >/dev/null 2>&1 || apt_install qemu-user; }
@@ -145,7 +151,7 @@ test_all() {
   need_node
   need_qemu
   need_chromium
-  need_axe
+  need_npm_packages
   # The lecture-hall tests: Firefox ESR and WebKitGTK (Safari's engine)
   # under Xvfb (TestEngines), zbarimg to read the QR code (TestQR); the
   # figure tests' pdflatex, poppler, librsvg and python3 (need_figure_tools).
@@ -237,8 +243,10 @@ figures() {
 }
 
 dist() {
-  local dir=${1:-dist}
-  build
+  local dir=${1:-dist} url=${2:-}
+  # With the address the folder will be served at, the site gets its
+  # oEmbed JSON and discovery link (web/cmd/site -url).
+  if [ -n "$url" ]; then build -url "$url"; else build; fi
   rm -rf "$dir"
   mkdir -p "$dir"
   cp -Rp "$SITE/." "$dir/" # -p: the server takes a .br older than its file for stale

@@ -45,12 +45,14 @@ type driver interface {
 
 // w3cPaths maps the commands the suites use to the W3C HTTP endpoints.
 var w3cPaths = map[string]string{
-	"WebDriver:Navigate":           "/url",
-	"WebDriver:ExecuteAsyncScript": "/execute/async",
-	"WebDriver:PerformActions":     "/actions",
-	"WebDriver:ReleaseActions":     "/actions", // DELETE
-	"WebDriver:SetTimeouts":        "/timeouts",
-	"WebDriver:SetWindowRect":      "/window/rect",
+	"WebDriver:Navigate":            "/url",
+	"WebDriver:ExecuteAsyncScript":  "/execute/async",
+	"WebDriver:PerformActions":      "/actions",
+	"WebDriver:ReleaseActions":      "/actions", // DELETE
+	"WebDriver:SetTimeouts":         "/timeouts",
+	"WebDriver:SetWindowRect":       "/window/rect",
+	"WebDriver:SwitchToFrame":       "/frame",
+	"WebDriver:SwitchToParentFrame": "/frame/parent",
 }
 
 // httpDriver is a W3C WebDriver session over HTTP (WebKitWebDriver).

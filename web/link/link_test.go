@@ -29,6 +29,7 @@ func randomState(rng *rand.Rand) State {
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
 	s.Theme = []Theme{Auto, Light, Dark}[rng.IntN(3)]
 	s.Present = rng.IntN(2) == 1
+	s.Embed = rng.IntN(2) == 1
 	s.Tour = rng.IntN(MaxTour + 1)
 	for _, p := range Panels {
 		if rng.IntN(3) == 0 {

@@ -302,6 +302,8 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Hide }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
 			at: func(s *State) any { return &s.Present }},
+		{Key: "embed", Kind: Bool, Doc: "embed mode for an iframe: the canvas, its essential controls and a link to the full page", Default: "0",
+			at: func(s *State) any { return &s.Embed }},
 		{Key: "tour", Kind: Int, Doc: "step of the scene's guided tour shown beside it (0: none)", Default: "0", Min: 0, Max: MaxTour,
 			at: func(s *State) any { return &s.Tour }},
 	}

@@ -61,6 +61,7 @@ type State struct {
 	Font    string   // the figures' typeface: serif (Liberation Serif) or lm (Latin Modern)
 	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
 	Present bool     // presentation mode
+	Embed   bool     // embed mode: the canvas and its essential controls only, for an iframe
 	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
 }
 

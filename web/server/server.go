@@ -26,10 +26,17 @@ import (
 // CSP is the Content-Security-Policy sent with every response. It allows
 // only same-origin resources, plus WebAssembly compilation, data: and blob:
 // images and blob: workers. The page's <meta http-equiv> copy must equal it
-// (frame-ancestors is ignored in a <meta> policy, so that copy may omit it).
+// but for frame-ancestors, which a <meta> policy ignores: only a header can
+// say who may frame the page, and this one lets any page frame it, so that
+// a lecturer's slides or a course page can embed a scene (embed=1); "*"
+// covers only network schemes, and file: adds a deck opened from a file. That
+// is safe because nothing in the page acts for a user on a framing page's
+// behalf: its postMessage API only changes the view, as a link does
+// (static/embed.js). A static host serving dist sends its own headers
+// (web/e2e/LECTURE.md, "In slides and course pages", says which).
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
 	"img-src 'self' data: blob:; connect-src 'self'; worker-src 'self' blob:; frame-src 'self'; " +
-	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors * file:"
 
 // Cache-Control values.
 const (

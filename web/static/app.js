@@ -9,8 +9,9 @@
 // The modules: scenes.js lists the scenes (one module each), widgets.js
 // builds their controls, figures.js makes figures and the Export panel,
 // tours.js the guided tours, lecture.js the keyboard, presentation mode and
-// class links, qr.js the QR code, palette.js the head colours. Two globals
-// cross the frame: window.headlabHost (this page's, called by the canvas,
+// class links, qr.js the QR code, embed.js the embed code and the
+// postMessage API of a page inside another, palette.js the head colours.
+// Two globals cross the frame: window.headlabHost (this page's, called by the canvas,
 // static/canvas.js and wasm/canvas) and the canvas's window.headlabCanvas.
 import { SCENES } from "./scenes.js";
 import { controls, el } from "./widgets.js";
@@ -18,6 +19,7 @@ import { figures, exportPanel } from "./figures.js";
 import { tours as makeTours } from "./tours.js";
 import { lecture as makeLecture } from "./lecture.js";
 import { qrSVG, localWarning } from "./qr.js";
+import { embedAPI, embedCode, fitCanvas, framed } from "./embed.js";
 
 const $ = (id) => document.getElementById(id);
 const MAX_ERRORS = 50;
@@ -66,6 +68,7 @@ function start() {
       document.body.classList.add("ready");
       $("loading").hidden = true;
       keepOffline();
+      embed.sync();
     }, 0),
     error: (msg) => setTimeout(() => showNotices([String(msg)]), 0),
     noCanvas: (msg) => setTimeout(() => startFallback(String(msg)), 0),
@@ -127,11 +130,19 @@ function start() {
     document.title = landing ? TITLE : sceneName(state.scene) + " · " + TITLE;
     applyTheme();
     document.body.classList.toggle("present", !landing && !!state.present);
+    const embedded = !landing && !!state.embed;
+    if (embedded !== document.body.classList.contains("embed")) {
+      document.body.classList.toggle("embed", embedded);
+      fitCanvas(frame, frame.parentElement, embedded);
+    }
+    delete document.documentElement.dataset.embed;
+    if (state.embed) $("embed-open").href = location.href.split("#")[0] + canvas.linkWith(JSON.stringify({ embed: "0" }));
     $("present").setAttribute("aria-pressed", !landing && state.present ? "true" : "false");
     for (const p of fields.hide.allowed) document.body.classList.toggle("hide-" + p, !landing && state.hide.includes(p));
     document.body.classList.add("synced"); // the panels show (style.css)
     drawFallback();
     if ($("qr").open) drawQR();
+    embed.sync();
   }
 
   // applyLimits gives every number field named for a link key the range
@@ -216,9 +227,23 @@ function start() {
   }
   let offlineAsked = false;
   function keepOffline() {
-    if (offlineAsked || !offline) return;
+    if (offlineAsked) return;
     offlineAsked = true;
-    navigator.serviceWorker.register("sw.js").catch((err) => console.warn("headlab: no offline copy:", String(err && err.message || err)));
+    if (!offline) {
+      // A secure page framed by another site may be given no service
+      // worker at all (storage blocked for third parties): say so there.
+      if (framed && window.isSecureContext) showNotices(["This embedded view cannot be kept for use offline: the browser " +
+        "gives no service worker to a page framed by another site. Open headlab in a tab of its own to keep it offline."]);
+      return;
+    }
+    navigator.serviceWorker.register("sw.js").catch((err) => {
+      const why = String(err && err.message || err);
+      // In another site's frame the browser keeps the page's storage
+      // apart from the site's own (partitioned), or refuses it: say so.
+      if (framed) showNotices(["This embedded view cannot be kept for use offline: the browser does not let a page " +
+        "framed by another site save its files (" + why + "). Open headlab in a tab of its own to keep it offline."]);
+      else console.warn("headlab: no offline copy:", why);
+    });
   }
 
   // ---- without WebGL: the static figure in the canvas's place ----
@@ -358,30 +383,48 @@ function start() {
   // ---- copy link, theme ----
   function copyLink() {
     const url = location.href.split("#")[0] + (canvas && !landing ? canvas.link() : "");
-    const done = () => {
+    copy(url, "link", () => {
       const b = $("copy-link");
       b.textContent = "Copied ✓";
       setTimeout(() => (b.textContent = "Copy link"), 1500);
-    };
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(url).then(done, () => fallbackCopy(url, done));
+    });
+  }
+
+  // copy puts text (what: "link", "embed code") on the clipboard and calls
+  // done, or says why it could not and shows the text to copy by hand: in
+  // another site's frame the clipboard needs the iframe's
+  // allow="clipboard-write".
+  function copy(text, what, done) {
+    const failed = () => showNotices([framed
+      ? "Copying is not allowed in this frame: the page that embeds headlab did not give its iframe " +
+        'allow="clipboard-write". Copy the ' + what + " by hand: " + text
+      : "The browser refused to copy; copy the " + what + " by hand: " + text]);
+    // Where the browser says the frame may not write (Chromium), no
+    // write is tried: the attempt is a policy violation in its log.
+    const policy = document.permissionsPolicy || document.featurePolicy;
+    if (framed && policy && policy.allowsFeature && !policy.allowsFeature("clipboard-write")) {
+      failed();
+    } else if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, () => (framed ? failed() : fallbackCopy(text, done, failed)));
     } else {
-      fallbackCopy(url, done);
+      fallbackCopy(text, done, failed);
     }
   }
 
-  function fallbackCopy(url, done) {
+  function fallbackCopy(text, done, failed) {
     const t = document.createElement("textarea");
-    t.value = url;
+    t.value = text;
     document.body.append(t);
     t.select();
+    let ok = false;
     try {
-      document.execCommand("copy");
-      done();
+      ok = document.execCommand("copy");
     } catch (e) {
-      showNotices(["Copy the link from the address bar: " + url]);
+      ok = false;
     }
     t.remove();
+    if (ok) done();
+    else failed();
   }
 
   function applyTheme() {
@@ -420,10 +463,27 @@ function start() {
     toggleQR,
     leaveLanding,
     linkWith: (keys) => (canvas ? canvas.linkWith(JSON.stringify(keys)) : null),
+    copy,
+    embedCode: () => {
+      if (!canvas || landing) return "";
+      const url = location.href.split("#")[0] + canvas.linkWith(JSON.stringify({ embed: "1" }));
+      return embedCode(url, "headlab: " + sceneName(state.scene));
+    },
   };
   const scenes = new Map(SCENES.map((s) => [s.key, s.make()]));
   const tours = makeTours(page);
   const lecture = makeLecture(page);
+  const embed = embedAPI({
+    ready: () => headlab.ready && !!canvas,
+    busy: () => !!(canvas && JSON.parse(canvas.facts()).computing),
+    open: (link) => headlab.open(link),
+    key: (k) => lecture.key({ key: k, target: null }),
+    report: () => {
+      const f = headlab.facts() || {};
+      return { link: canvas.link(), step: typeof f.step === "number" ? f.step : 0, steps: typeof f.steps === "number" ? f.steps : 0 };
+    },
+    notify: showNotices,
+  });
 
   // The view the link opens shows at once, before the canvas has loaded (or
   // if it never does): the chooser for a link-less visit, else the link's
@@ -436,7 +496,9 @@ function start() {
   exportPanel($("export"), figs);
   $("theme").addEventListener("change", (e) => set("theme", e.target.value));
   $("copy-link").addEventListener("click", copyLink);
+  $("notices-close").addEventListener("click", () => ($("notices").hidden = true));
   matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+  new ResizeObserver(() => fitCanvas(frame, frame.parentElement, document.body.classList.contains("embed"))).observe(frame.parentElement);
   window.addEventListener("hashchange", route);
   window.addEventListener("popstate", route);
   $("home").addEventListener("click", (e) => {

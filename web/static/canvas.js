@@ -40,6 +40,17 @@
   // Dragging on the canvas must never scroll or zoom the page.
   document.documentElement.style.touchAction = "none";
   document.documentElement.style.overscrollBehavior = "none";
+  // The wheel scrolls the page around the canvas (a course page that
+  // embeds a scene) unless the canvas has the focus: ebiten cancels every
+  // wheel event on its canvas, so it is kept from ebiten until a click has
+  // given the canvas the focus. No scene reads the wheel.
+  window.addEventListener("wheel", (e) => {
+    if (!document.hasFocus()) e.stopImmediatePropagation();
+  }, true);
+  const chain = () => (document.documentElement.style.overscrollBehavior = document.hasFocus() ? "none" : "auto");
+  window.addEventListener("focus", chain);
+  window.addEventListener("blur", chain);
+  chain();
   if (WebAssembly.instantiateStreaming) {
     WebAssembly.instantiateStreaming(fetch(url), go.importObject).then(start).catch((err) => {
       // Some static hosts serve .wasm with the wrong type: fall back.

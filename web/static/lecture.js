@@ -24,8 +24,9 @@ const TEXT_SIZE = { initial: 16, min: 12, max: 32, step: 2 }; // px
 // lecture binds the page's lecture controls; page gives state(),
 // landing(), fields() (the link schema by key), set(key, value),
 // notify(msgs), sceneKey(k) (the current scene's own keys), stepTour(dir),
-// toggleQR(), leaveLanding(link) and linkWith(overrides) (the canvas's link
-// with some keys changed).
+// toggleQR(), leaveLanding(link), linkWith(overrides) (the canvas's link
+// with some keys changed), copy(text, what, done) and embedCode() (the
+// iframe that embeds this view).
 export function lecture(page) {
   let textSize = TEXT_SIZE.initial;
 
@@ -90,6 +91,9 @@ export function lecture(page) {
   function toggleFullscreen() {
     if (document.fullscreenElement) {
       document.exitFullscreen().catch(() => {});
+    } else if (document.fullscreenEnabled === false && window.parent !== window) {
+      page.notify(["Full screen is not allowed in this frame: the page that embeds headlab did not give its iframe " +
+        'allow="fullscreen". Open headlab in a tab of its own for full screen.']);
     } else if (document.documentElement.requestFullscreen) {
       document.documentElement.requestFullscreen().catch((err) => page.notify(["full screen was refused: " + err.message]));
     }
@@ -132,6 +136,7 @@ export function lecture(page) {
     const hidden = [...$("class-panels").querySelectorAll("input")].filter((c) => !c.checked).map((c) => c.dataset.panel);
     const link = page.linkWith({ hide: hidden.join(","), present: $("class-present").checked ? "1" : "0" });
     if (link !== null) $("class-url").value = location.href.split("#")[0] + link;
+    $("embed-code").value = page.embedCode();
   }
 
   const dl = $("shortcuts");
@@ -147,10 +152,13 @@ export function lecture(page) {
     dl.append(dt, dd);
   }
   $("class-present").addEventListener("change", updateClassLink);
-  $("class-copy").addEventListener("click", () => {
-    const url = $("class-url").value;
-    if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => $("class-url").select());
-    else $("class-url").select();
+  $("class-copy").addEventListener("click", () => page.copy($("class-url").value, "link", () => $("class-url").select()));
+  $("embed-copy").addEventListener("click", () => {
+    const b = $("embed-copy");
+    page.copy($("embed-code").value, "embed code", () => {
+      b.textContent = "Copied ✓";
+      setTimeout(() => (b.textContent = "Copy"), 1500);
+    });
   });
   $("help-open").addEventListener("click", toggleHelp);
   const scene = () => (page.state() ? page.state().scene : "attention");

@@ -32,6 +32,7 @@ type config struct {
 	wasm   []wasmFile // wasm binaries to publish
 	cache  string     // folder of compressed variants; empty: <root>/build/cache
 	plain  bool       // write no compressed variants (a quick build for tests)
+	url    string     // the address the site is served at, for oEmbed; empty: none
 }
 
 // wasmFile is one -wasm flag.
@@ -154,6 +155,16 @@ func build(cfg config) (*summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	site := ""
+	if cfg.url != "" {
+		if site, err = siteURL(cfg.url); err != nil {
+			return nil, err
+		}
+	}
+	if files, err = addOEmbed(files, site); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(files, func(a, b *entry) int { return strings.Compare(a.rel, b.rel) })
 	if files, err = addServiceWorker(root, files); err != nil {
 		return nil, err
 	}

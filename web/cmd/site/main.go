@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR] [-plain]
+//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR] [-plain] [-url URL]
 //
 // From the repository root (the folder holding go.mod, found by walking up
 // from the working directory, or -root) it copies index.html and everything
@@ -29,6 +29,10 @@
 // It writes sw.js at the site's root from web/sw.js, the service worker
 // that keeps the page working offline, with the list of the site's files
 // and their SHA-256 hashes written in (see addServiceWorker).
+//
+// With -url, the address the site will be served at, it writes
+// oembed.json beside index.html and fills in index.html's oEmbed discovery
+// link; without, it takes that link out (see addOEmbed).
 //
 // It prints one line per file (raw, gzip and brotli sizes) and the totals.
 // It exits with status 0 on success and 1 on any error.
@@ -57,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fset.StringVar(&cfg.goroot, "goroot", "", "Go root holding lib/wasm/wasm_exec.js (default: go env GOROOT)")
 	fset.StringVar(&cfg.cache, "cache", "", "folder caching the compressed variants by content hash (default: build/cache under the repository root)")
 	fset.BoolVar(&cfg.plain, "plain", false, "write no .br and .gz variants (a quick build, for tests)")
+	fset.StringVar(&cfg.url, "url", "", "the `address` the site is served at (https://example.org/headlab/): writes oembed.json and its discovery link")
 	fset.Func("wasm", "`NAME=PATH` of a wasm to publish as NAME.<hash>.wasm; a bare PATH is named canvas (repeatable)", func(s string) error {
 		w, err := parseWasmFlag(s)
 		if err != nil {
@@ -66,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR] [-plain]")
+		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR] [-plain] [-url URL]")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
