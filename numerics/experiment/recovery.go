@@ -33,6 +33,9 @@ type Recovery struct {
 	// precision throughout (the oracle exact at Prec bits, see
 	// recovery.LearnBig).
 	Prec int
+	// Log, when set, is a recorded run replayed instead (its own options;
+	// no true layer): the page holds it beside the link, never in it.
+	Log *RunLog
 }
 
 // CanonicalTol is the tolerance within which two heads' W count as equal
@@ -100,6 +103,9 @@ func (r Recovery) Heads() int { return max(r.H, r.H0) }
 
 // Key is what a run depends on, as a string: equal keys give equal runs.
 func (r Recovery) Key() string {
+	if r.Log != nil {
+		return "replay sha256=" + r.Log.Hash
+	}
 	var b strings.Builder
 	src := r.Src
 	if src == "" {
@@ -147,6 +153,9 @@ var ErrCancelled = errors.New("experiment: cancelled")
 // ErrCancelled when pace stopped it, or a bad set-up's; a run that cannot
 // be resolved is not an error here but the run's Err.
 func Learn(pace Pacer, r Recovery) (RecoveryRun, error) {
+	if r.Log != nil {
+		return replayLearn(pace, r)
+	}
 	layer, err := trueLayer(r)
 	if err != nil {
 		return RecoveryRun{}, err

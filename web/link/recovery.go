@@ -8,9 +8,12 @@ import "headlab/numerics/experiment"
 // noise sweep around it). The link knows its keys only.
 func (s State) Recovery() experiment.Recovery {
 	r := experiment.Recovery{H: s.H, D: s.D, Seed: s.Seed, Src: s.Src, Dup: s.Dup, Cancel: s.Cancel,
-		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec}
+		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec, Log: s.Run}
 	if s.Src == "attention" {
 		r.W, r.Val = append([]float64(nil), s.W...), append([]float64(nil), s.Val...)
 	}
 	return r
 }
+
+// RunLog is a recorded run's log opened for replay (State.Run).
+type RunLog = experiment.RunLog
