@@ -40,6 +40,9 @@ type Recovery struct {
 	Biases    bool
 	QueryBias []float64
 	Const     float64
+	// Log, when set, is a recorded run replayed instead (its own options;
+	// no true layer): the page holds it beside the link, never in it.
+	Log *RunLog
 }
 
 // prec is the precision the run is made at: Prec, or 0 for float64.
@@ -139,6 +142,9 @@ func (r Recovery) Heads() int { return max(r.H, r.H0) }
 
 // Key is what a run depends on, as a string: equal keys give equal runs.
 func (r Recovery) Key() string {
+	if r.Log != nil {
+		return "replay sha256=" + r.Log.Hash
+	}
 	var b strings.Builder
 	src := r.Src
 	if src == "" {
@@ -193,6 +199,9 @@ var ErrCancelled = errors.New("experiment: cancelled")
 // ErrCancelled when pace stopped it, or a bad set-up's; a run that cannot
 // be resolved is not an error here but the run's Err.
 func Learn(pace Pacer, r Recovery) (RecoveryRun, error) {
+	if r.Log != nil {
+		return replayLearn(pace, r)
+	}
 	layer, err := trueModel(r)
 	if err != nil {
 		return RecoveryRun{}, err

@@ -82,6 +82,22 @@ func (b *layerBox) Answer(ctx context.Context, batch []Request) ([]Answer, error
 // Recover returns an *Error naming the query and the cause, with the trace
 // of every answer received so far.
 func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
+	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
+		return learn(o, opt, nil, runtime.GOMAXPROCS(0))
+	})
+}
+
+// RecoverPaused is Recover(ctx, b, opt) calling pause at each checkpoint
+// of the learner (as LearnPaused; the calibration's few fits, if any, are
+// not paused), with Recover's numbers bit for bit.
+func RecoverPaused(ctx context.Context, b BlackBox, opt Options, pause Pause) (Result, error) {
+	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
+		return learnPaused(o, opt, pause)
+	})
+}
+
+// recoverBox is Recover with the learner run by run.
+func recoverBox(ctx context.Context, b BlackBox, opt Options, run func(source, Options) (Result, error)) (Result, error) {
 	if b == nil {
 		return Result{}, fmt.Errorf("recovery: nil black box")
 	}
@@ -101,7 +117,7 @@ func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
 		return Result{Calibration: cal}, err
 	}
 	bx := &boxSource{ctx: ctx, b: b, planned: batch}
-	res, err := learn(source{box: bx}, opt, nil, runtime.GOMAXPROCS(0))
+	res, err := run(source{box: bx}, opt)
 	res.Calibration = cal
 	return res, err
 }

@@ -109,3 +109,50 @@ func TestRecoverErrors(t *testing.T) {
 		t.Fatalf("cancelled context: %v", err)
 	}
 }
+
+// TestRecoverPausedSameBits: RecoverPaused, paused at every checkpoint,
+// gives Recover's numbers bit for bit (with calibration, in float64 and
+// at extended precision), and its pause can stop it.
+func TestRecoverPausedSameBits(t *testing.T) {
+	for _, tc := range []struct {
+		h, d int
+		mode Mode
+		prec uint
+		cal  bool
+	}{{2, 4, Paper, 0, true}, {2, 3, Frugal, 0, false}, {2, 3, Economy, 160, false}} {
+		l := attention.Random(tc.h, tc.d, 7)
+		opt := DefaultOptions(tc.h, tc.d)
+		opt.Mode, opt.Seed, opt.Precision, opt.Calibrate = tc.mode, 2, tc.prec, tc.cal
+		want, werr := Recover(context.Background(), Layer(l), opt)
+		pauses := 0
+		got, err := RecoverPaused(context.Background(), Layer(l), opt, func(Progress) bool { pauses++; return true })
+		if werr != nil || err != nil {
+			t.Fatalf("%+v: RecoverPaused error %v, Recover error %v", tc, err, werr)
+		}
+		if pauses < got.Queries {
+			t.Errorf("%+v: %d pauses for %d queries", tc, pauses, got.Queries)
+		}
+		if got.Queries != want.Queries || len(got.Layer) != len(want.Layer) || math.Float64bits(got.Residual) != math.Float64bits(want.Residual) {
+			t.Fatalf("%+v: %d queries, %d heads; Recover %d, %d", tc, got.Queries, len(got.Layer), want.Queries, len(want.Layer))
+		}
+		for h := range want.Layer {
+			for i := 0; i < tc.d; i++ {
+				if math.Float64bits(got.Layer[h].V.AtVec(i)) != math.Float64bits(want.Layer[h].V.AtVec(i)) {
+					t.Fatalf("%+v: head %d v differs", tc, h)
+				}
+				for j := 0; j < tc.d; j++ {
+					if math.Float64bits(got.Layer[h].W.At(i, j)) != math.Float64bits(want.Layer[h].W.At(i, j)) {
+						t.Fatalf("%+v: head %d W differs", tc, h)
+					}
+				}
+			}
+		}
+		if (want.Calibration != nil) != tc.cal || (got.Calibration != nil) != tc.cal {
+			t.Errorf("%+v: calibration %v, Recover's %v", tc, got.Calibration, want.Calibration)
+		}
+		n := 0
+		if _, err := RecoverPaused(context.Background(), Layer(l), opt, func(Progress) bool { n++; return n < 10 }); !errors.Is(err, ErrStopped) {
+			t.Errorf("%+v: stopped at the 10th pause: %v", tc, err)
+		}
+	}
+}

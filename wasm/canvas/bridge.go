@@ -25,6 +25,7 @@ import (
 //	linkWith(json)   the current link with some keys set ({"hide": "intro"}), the state unchanged
 //	point(i)         token i's position on the canvas in CSS pixels, as JSON
 //	fps()            ebiten's ActualFPS
+//	openRun(name, bytes)  replay a run log (a Uint8Array); returns notices
 //	ready            true once the current state has been drawn
 func (a *app) exportBridge() {
 	obj := js.Global().Get("Object").New()
@@ -50,6 +51,12 @@ func (a *app) exportBridge() {
 	}
 	obj.Set("open", fn(func(args []js.Value) any { return noticesJSON(a.open(str(args, 0))) }))
 	obj.Set("set", fn(func(args []js.Value) any { return noticesJSON(a.set(str(args, 0), str(args, 1))) }))
+	obj.Set("openRun", fn(func(args []js.Value) any {
+		if len(args) < 2 {
+			return noticesJSON([]link.Notice{{Message: "openRun(name, bytes)"}})
+		}
+		return noticesJSON(a.openRun(str(args, 0), args[1]))
+	}))
 	obj.Set("state", fn(func([]js.Value) any { return a.stateJSON() }))
 	obj.Set("link", fn(func([]js.Value) any { return a.linkString() }))
 	obj.Set("facts", fn(func([]js.Value) any { return a.factsJSON() }))

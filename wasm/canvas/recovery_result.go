@@ -39,6 +39,11 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 		return rv
 	}
 	res := sc.Result
+	if sc.Replay != nil {
+		rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
+			res.Queries, sc.Bound(), res.MaxLength, scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
+		return rv
+	}
 	rv.summary = fmt.Sprintf("%d queries (paper bound %d), longest %d tokens · largest relative error %s · self-check residual %s× the noise model · estimated error %s · largest RF condition number %s",
 		res.Queries, sc.Bound(), res.MaxLength, scene.FormatSci(sc.Error), scene.FormatNum(res.Residual), scene.FormatSci(res.Estimate), scene.FormatSci(res.Cond))
 	if b := sc.BiasSummary(); b != "" {
@@ -59,7 +64,11 @@ func (r *recoveryRenderer) resultLayout(a *app, sc *scene.Recovery) *resultView 
 
 func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Recovery, full scene.Rect, th scene.Theme) {
 	u := r.u
-	p := r.panel(screen, full, "Recovered against true canonical heads", th)
+	title := "Recovered against true canonical heads"
+	if sc.Replay != nil {
+		title = "Recovered heads of a replayed run"
+	}
+	p := r.panel(screen, full, title, th)
 	pad, x, y, w := p.Pad, p.Pad, p.Top, p.W()
 	mc := muted(th)
 	if sc.Computing() {
@@ -87,6 +96,10 @@ func (r *recoveryRenderer) drawResult(screen *ebiten.Image, a *app, sc *scene.Re
 	}
 	rv := r.resultLayout(a, sc)
 	y = r.paragraph(screen, &r.text, rv.summary, x, y, w, mc) + 6*u
+	if sc.Replay != nil {
+		r.drawReplayHeads(screen, sc, x, y, w, th)
+		return
+	}
 	pair, errs := sc.Pairing()
 	if pair == nil {
 		r.paragraph(screen, &r.text, fmt.Sprintf("The run found %d heads; the true layer has %d canonical heads.", len(res.Layer), len(sc.Canonical)), x, y, w, th.Query)
@@ -176,4 +189,40 @@ func heatColor(th scene.Theme, x, scale float64) color.RGBA {
 		c, f = th.Cold, -f
 	}
 	return mix(th.Background, c, 0.12+0.88*math.Min(1, f))
+}
+
+// drawReplayHeads draws the heads a replayed run recovered, as numbers:
+// there is no true layer to compare them with.
+func (r *recoveryRenderer) drawReplayHeads(screen *ebiten.Image, sc *scene.Recovery, x, y, w float64, th scene.Theme) {
+	u := r.u
+	rp, res := sc.Replay, sc.Result
+	y = r.paragraph(screen, &r.text, fmt.Sprintf("A replay of the run log %s (SHA-256 %.16s…), recorded from the oracle %q: the answers are the log's, so there is no true layer to compare with.",
+		rp.Name, rp.Hash, rp.Oracle), x, y, w, th.Query) + 6*u
+	num := func(v []float64) string {
+		s := ""
+		for i, x := range v {
+			if i > 0 {
+				s += "  "
+			}
+			s += fmt.Sprintf("%.6g", x)
+		}
+		return s
+	}
+	for h, hd := range res.Layer {
+		d, _ := hd.W.Dims()
+		c := th.HeadColor(h)
+		r.flat.Rect(x, y+2*u, 12*u, 12*u, c)
+		y = r.paragraph(screen, &r.text, fmt.Sprintf("head %d", h+1), x+16*u, y, w-16*u, th.Text)
+		for i := 0; i < d; i++ {
+			y = r.paragraph(screen, &r.text, "W row "+fmt.Sprint(i+1)+":  "+num(hd.W.RawRowView(i)), x+16*u, y, w-16*u, th.Text)
+		}
+		y = r.paragraph(screen, &r.text, "v:  "+num(hd.V.RawVector().Data), x+16*u, y, w-16*u, th.Text)
+		if h < len(res.QueryBias) {
+			y = r.paragraph(screen, &r.text, "c:  "+num(res.QueryBias[h]), x+16*u, y, w-16*u, th.Text)
+		}
+		y += 6 * u
+	}
+	if res.QueryBias != nil {
+		r.paragraph(screen, &r.text, fmt.Sprintf("C:  %.6g", res.Const), x, y, w, th.Text)
+	}
 }

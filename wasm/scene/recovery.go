@@ -53,6 +53,10 @@ type Recovery struct {
 	// cache keeps it): a measurement, shown with the numbers.
 	LearnTime time.Duration
 
+	// Replay, when set, is the recorded run the scene replays (State.Run):
+	// there is no true layer, True and Canonical are nil and Error is +Inf.
+	Replay *Replay
+
 	pair     []int // Pairing, computed when the run arrives
 	pairErrs []float64
 	notices  []link.Notice
@@ -70,14 +74,20 @@ func NewRecovery(s link.State, lab *Lab) (*Recovery, error) {
 		return nil, err
 	}
 	r := &Recovery{State: s, lab: lab.recovery, Error: math.Inf(1), BiasError: math.NaN()}
-	var err error
-	if r.Model, err = trueModel(s); err != nil {
-		return nil, err
+	if s.Run != nil {
+		if err := r.openReplay(); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if r.Model, err = trueModel(s); err != nil {
+			return nil, err
+		}
+		r.True = r.Model.Layer
+		r.CanonicalModel = r.Model.Canonical(CanonicalTol)
+		r.Canonical = r.CanonicalModel.Layer
+		r.Options = s.Recovery().OptionsFor(r.Model)
 	}
-	r.True = r.Model.Layer
-	r.CanonicalModel = r.Model.Canonical(CanonicalTol)
-	r.Canonical = r.CanonicalModel.Layer
-	r.Options = s.Recovery().OptionsFor(r.Model)
 	if run, ok := r.lab.run(s); ok {
 		r.finish(run)
 	}
@@ -117,7 +127,7 @@ func (r *Recovery) finish(run learnRun) {
 		r.Fault = fe
 	}
 	r.Error = math.Inf(1)
-	if run.Err == nil {
+	if run.Err == nil && r.Replay == nil {
 		if e, err := attention.RelativeError(res.Layer, r.Canonical); err == nil {
 			r.Error = e
 		}
@@ -263,7 +273,11 @@ func (r *Recovery) Bound() int { return recovery.PaperQueries(r.Heads(), r.State
 
 // Information is the information bound H(d² + d) of the canonical layer.
 func (r *Recovery) Information() int {
-	return recovery.InformationBound(max(1, len(r.Canonical)), r.State.D)
+	h := len(r.Canonical)
+	if r.Replay != nil {
+		h = r.Heads()
+	}
+	return recovery.InformationBound(max(1, h), r.State.D)
 }
 
 // Steps is the number of queries of the run (the last step). While the run
@@ -441,12 +455,15 @@ func (r *Recovery) Facts() map[string]any {
 		"canonical":   len(r.Canonical),
 		"truth":       layerFacts(r.Canonical),
 	}
-	if tc, gc, tk, gk, ok := r.BiasRows(); ok {
+	if tc, gc, tk, gk, ok := r.BiasRows(); ok && r.Replay == nil {
 		b := map[string]any{"c": tc, "C": tk, "queries": recovery.BiasQueries(r.Options.Mode, H, s.D)}
 		if gc != nil {
 			b["recoveredC"], b["recoveredConst"], b["error"] = gc, gk, finiteOrNil1(r.BiasError)
 		}
 		f["biases"] = b
+	}
+	if rp := r.Replay; rp != nil {
+		f["replay"] = map[string]any{"name": rp.Name, "sha256": rp.Hash, "oracle": rp.Oracle, "answers": rp.Answers}
 	}
 	if r.Computing() {
 		p := r.RunProgress()
@@ -497,6 +514,9 @@ func (r *Recovery) Facts() map[string]any {
 	} else if r.AtEnd() || (s.View == link.Result && r.Result != nil) {
 		f["error"] = finiteOrNil1(r.Error)
 		f["recovered"] = layerFacts(r.Result.Layer)
+		if r.Result.QueryBias != nil {
+			f["recoveredBias"] = map[string]any{"c": r.Result.QueryBias, "C": finiteOrNil1(r.Result.Const)}
+		}
 	}
 	switch s.View {
 	case link.Sweep:
@@ -566,6 +586,9 @@ func ModesFacts(H, d int) map[string]any {
 func (r *Recovery) Describe() string {
 	s := r.State
 	head := fmt.Sprintf("Recovery of %d canonical heads of width %d in %s mode", len(r.Canonical), s.D, s.Mode)
+	if r.Replay != nil {
+		head = fmt.Sprintf("Replay of the run log %s (SHA-256 %.12s…, oracle %q), %d heads of width %d in %s mode", r.Replay.Name, r.Replay.Hash, r.Replay.Oracle, r.Heads(), s.D, s.Mode)
+	}
 	if r.Computing() {
 		return head + ": computing the run… " + ProgressText(r.RunProgress())
 	}
@@ -573,6 +596,9 @@ func (r *Recovery) Describe() string {
 	case link.Result:
 		if r.Err != nil {
 			return head + ": the run could not be resolved: " + r.Err.Error()
+		}
+		if r.Replay != nil {
+			return fmt.Sprintf("%s: %d heads recovered after %d queries (no true layer to compare with).", head, len(r.Result.Layer), r.Steps())
 		}
 		return fmt.Sprintf("%s: recovered against true canonical heads after %d queries; largest relative error %.2g.", head, r.Steps(), r.Error)
 	case link.Sweep:

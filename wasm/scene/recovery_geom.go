@@ -144,7 +144,7 @@ func (r *Recovery) Pairing() (pair []int, errs []float64) { return r.pair, r.pai
 // pairUp computes the pairing of the run's layer with the canonical one.
 func (r *Recovery) pairUp() {
 	r.pair, r.pairErrs = nil, nil
-	if r.Result != nil && r.Err == nil {
+	if r.Result != nil && r.Err == nil && r.Replay == nil {
 		r.pair, r.pairErrs = replay.Pairing(r.Result.Layer, r.Canonical)
 	}
 }

@@ -8,7 +8,7 @@ import "headlab/numerics/experiment"
 // noise sweep around it). The link knows its keys only.
 func (s State) Recovery() experiment.Recovery {
 	r := experiment.Recovery{H: s.H, D: s.D, Seed: s.Seed, Src: s.Src, Dup: s.Dup, Cancel: s.Cancel,
-		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec}
+		H0: s.H0, Mode: s.Mode, Noise: s.Noise, Prec: s.Prec, Log: s.Run}
 	if s.Bias {
 		r.Biases, r.QueryBias, r.Const = true, append([]float64(nil), s.QBias...), s.Const[0]
 	}
@@ -17,3 +17,6 @@ func (s State) Recovery() experiment.Recovery {
 	}
 	return r
 }
+
+// RunLog is a recorded run's log opened for replay (State.Run).
+type RunLog = experiment.RunLog

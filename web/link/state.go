@@ -63,7 +63,17 @@ type State struct {
 	Present bool     // presentation mode
 	Embed   bool     // embed mode: the canvas and its essential controls only, for an iframe
 	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
+
+	// Run, when set, is a recorded run the recovery scene replays (its
+	// log, opened from a file): held beside the link, never written in
+	// it, so a link of a replay carries its view only. Setting a key of
+	// the run's set-up (ReplayKeys) leaves the replay.
+	Run *RunLog
 }
+
+// ReplayKeys are the keys whose change leaves a replay: the scene and the
+// set-up of the recovery run, which the log fixes.
+var ReplayKeys = []string{"scene", "prec", "H", "d", "seed", "H0", "src", "dup", "cancel", "mode", "noise", "W", "val"}
 
 // Notice is one adjustment Parse made to a link, to be shown to the user.
 // Value is the offending text, cut to a safe length; it is user input and
@@ -442,6 +452,9 @@ func (s State) With(key, value string) (State, []Notice) {
 		if _, adj := err.(adjusted); !adj {
 			return s, notes
 		}
+	}
+	if t.Run != nil && slices.Contains(ReplayKeys, key) {
+		t.Run = nil
 	}
 	for _, n := range normalize(&t) {
 		if n.Key == key || n.Key == "d" {

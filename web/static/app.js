@@ -52,6 +52,16 @@ function start() {
       sync();
       return notes;
     },
+    // openRun replays a run log (a Uint8Array) in the Recovery scene.
+    openRun: (name, bytes) => {
+      if (!canvas) throw new Error("headlab: the canvas is not loaded yet");
+      showLanding(false);
+      // The bytes cross into the canvas's realm, where Go reads them.
+      const notes = JSON.parse(canvas.openRun(String(name), new frame.contentWindow.Uint8Array(bytes)));
+      showNotices(notes);
+      sync();
+      return notes;
+    },
     figure: (fmt, opts) => figs.figure(fmt, opts),
     figures: figs,
     fps: () => (canvas ? canvas.fps() : 0),

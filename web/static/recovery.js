@@ -7,6 +7,7 @@
 // The numbers come from the canvas (facts). Text is only ever set with
 // textContent.
 import { el, v, setIfIdle, setText, sci, row } from "./widgets.js";
+import { replayControl, replayText } from "./replay.js";
 
 // recovery makes the scene for the page's list of scenes (scenes.js).
 export function recovery() {
@@ -103,6 +104,7 @@ export function recovery() {
     form.addEventListener("submit", (e) => e.preventDefault());
     const out = el("section", { class: "hideable-outputs", "aria-labelledby": "rec-out-title" },
       el("h2", { id: "rec-out-title", text: "Queries" }), els.counter, els.progress, els.status, els.recompute);
+    form.append(replayControl());
     panel.replaceChildren(els.views.group, out, form);
   }
 
@@ -138,6 +140,8 @@ export function recovery() {
     if (s.cancel) parts.push("a pair with one W and opposite v");
     setText(els.layerText, "True layer: " + parts.join(", ") + " — " + f.trueHeads + " heads in all, " +
       f.canonical + " canonical. Only the canonical form can be recovered from queries, and it is what the learner finds.");
+    const replaying = replayText(f);
+    if (replaying) setText(els.layerText, replaying);
 
     els.views.sync(s.view);
 
@@ -168,6 +172,7 @@ export function recovery() {
     else if (f.failed) msg = "The run could not be resolved: " + f.failed.message;
     else if (typeof f.error === "number") msg = "Recovered " + f.found + " canonical head" + (f.found === 1 ? "" : "s") + "; largest relative error " + (f.error === 0 ? "0: every entry equals the truth's to float64's last bit" : sci(f.error)) + "." +
       (f.biases && typeof f.biases.error === "number" ? " Biases c_h and C: largest error " + sci(f.biases.error) + "." : "");
+    else if (replaying && f.recovered) msg = "Recovered " + f.recovered.length + " head" + (f.recovered.length === 1 ? "" : "s") + " from the log's answers.";
     else msg = "Step to the end (End) to see the recovered heads.";
     if (s.view === "sweep" && f.sweep && f.sweep.refused) msg = f.sweep.refused;
     setText(els.status, msg);

@@ -1,40 +1,22 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
-	"sort"
-	"strings"
 	"sync"
 
 	"headlab/numerics/recovery"
+	"headlab/numerics/recovery/runlog"
 )
 
-// logKind is the first line's "log" value, naming the format.
-const logKind = "headlab recover"
-
-// logVersion is the format's version.
-const logVersion = 1
-
-// A Log is a run log: a file of JSON lines, the first a header with the
-// run's configuration,
-//
-//	{"log": "headlab recover", "version": 1, "config": {…}, "oracle": "…"}
-//
-// then one line an answer, appended as it arrives:
-//
-//	{"n": 12, "tokens": [[…], …], "y": -0.123}
-//	{"n": 13, "tokens": [[…], …], "error": "…"}
-//
-// tokens as on the wire (the key of the answer, bit for bit) and y as the
-// oracle sent it (a number, or a string of digits), so that a resumed run
-// reads the same bits. Error answers are recorded but never served again.
+// A Log is a run log on disk, in package runlog's format: every answer
+// appended as it arrives, tokens as on the wire (the key of the answer,
+// bit for bit) and y as the oracle sent it, so that a resumed run reads
+// the same bits. Error answers are recorded but never served again.
 // A Log is safe for use by several goroutines.
 type Log struct {
 	path    string
@@ -47,20 +29,6 @@ type Log struct {
 	Warning string
 }
 
-type logHeader struct {
-	Log     string         `json:"log"`
-	Version int            `json:"version"`
-	Config  map[string]any `json:"config"`
-	Oracle  string         `json:"oracle,omitempty"`
-}
-
-type logLine struct {
-	N      int             `json:"n"`
-	Tokens json.RawMessage `json:"tokens"`
-	Y      json.RawMessage `json:"y,omitempty"`
-	Error  *string         `json:"error,omitempty"`
-}
-
 // OpenLog opens the run log at path, creating it with a header holding
 // config (whatever changes the queries: sizes, mode, precision, seed, …)
 // and oracle (for the reader; not compared). An existing log must have
@@ -68,7 +36,7 @@ type logLine struct {
 // cut short by a crash is dropped (Warning says so) and the file
 // truncated before it; a malformed line elsewhere is an error naming it.
 func OpenLog(path string, config map[string]any, oracle string) (*Log, error) {
-	want, err := normalize(config)
+	want, err := json.Marshal(config)
 	if err != nil {
 		return nil, fmt.Errorf("remote: log config: %v", err)
 	}
@@ -83,66 +51,37 @@ func OpenLog(path string, config map[string]any, oracle string) (*Log, error) {
 		return nil, fmt.Errorf("remote: reading the log: %v", err)
 	}
 	if len(data) == 0 {
-		h, _ := json.Marshal(logHeader{Log: logKind, Version: logVersion, Config: want, Oracle: oracle})
+		h, _ := json.Marshal(struct {
+			Log     string          `json:"log"`
+			Version int             `json:"version"`
+			Config  json.RawMessage `json:"config"`
+			Oracle  string          `json:"oracle,omitempty"`
+		}{runlog.Kind, runlog.Version, want, oracle})
 		if err := l.write(append(h, '\n')); err != nil {
 			f.Close()
 			return nil, err
 		}
 		return l, nil
 	}
-	if err := l.load(data, want); err != nil {
+	if err := l.load(data, config); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return l, nil
 }
 
-// normalize passes a config through JSON, so that it compares with one
-// read back from a file.
-func normalize(c map[string]any) (map[string]any, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	err = json.Unmarshal(b, &out)
-	return out, err
-}
-
-// load reads an existing log's lines.
+// load reads an existing log's lines (runlog.Parse) and truncates the
+// file after its last complete line.
 func (l *Log) load(data []byte, want map[string]any) error {
-	good := 0 // bytes of complete, valid lines
-	for no := 1; good < len(data); no++ {
-		end := bytes.IndexByte(data[good:], '\n')
-		last := end < 0
-		if last {
-			end = len(data) - good
-		}
-		line := data[good : good+end]
-		var err error
-		if no == 1 {
-			err = checkHeader(line, want)
-			if err != nil {
-				return fmt.Errorf("remote: log %s: %w", l.path, err)
-			}
-		} else {
-			err = l.loadLine(line)
-		}
-		if err != nil && last {
-			l.Warning = fmt.Sprintf("log %s: dropped its last line %d, cut short (%v)", l.path, no, err)
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("remote: log %s line %d: %v", l.path, no, err)
-		}
-		good += end
-		if !last {
-			good++
-		}
+	lg, err := runlog.Parse(data, want)
+	if err != nil {
+		return fmt.Errorf("remote: log %s: %w", l.path, err)
 	}
-	if good == 0 {
-		return fmt.Errorf("remote: log %s: no complete header line", l.path)
+	l.answers, l.n = lg.Answers, lg.Lines
+	if lg.Warning != "" {
+		l.Warning = fmt.Sprintf("log %s: %s", l.path, lg.Warning)
 	}
+	good := lg.Good
 	if err := l.f.Truncate(int64(good)); err != nil {
 		return fmt.Errorf("remote: log %s: %v", l.path, err)
 	}
@@ -151,72 +90,6 @@ func (l *Log) load(data []byte, want map[string]any) error {
 	}
 	if data[good-1] != '\n' {
 		return l.write([]byte{'\n'})
-	}
-	return nil
-}
-
-// checkHeader compares a log's header with the run's config.
-func checkHeader(line []byte, want map[string]any) error {
-	var h logHeader
-	if err := json.Unmarshal(line, &h); err != nil || h.Log != logKind {
-		return fmt.Errorf("not a run log of this command (its first line is %s)", clip(line))
-	}
-	if h.Version != logVersion {
-		return fmt.Errorf("log format version %d, this command writes %d", h.Version, logVersion)
-	}
-	var diff []string
-	keys := map[string]bool{}
-	for k := range want {
-		keys[k] = true
-	}
-	for k := range h.Config {
-		keys[k] = true
-	}
-	for k := range keys {
-		if !reflect.DeepEqual(want[k], h.Config[k]) {
-			diff = append(diff, fmt.Sprintf("%s %v in the log, %v in this run", k, show(h.Config[k]), show(want[k])))
-		}
-	}
-	if len(diff) > 0 {
-		sort.Strings(diff)
-		return fmt.Errorf("written by another configuration: %s", strings.Join(diff, "; "))
-	}
-	return nil
-}
-
-func show(v any) string {
-	if v == nil {
-		return "(none)"
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// loadLine reads one answer line.
-func (l *Log) loadLine(line []byte) error {
-	var a logLine
-	if err := json.Unmarshal(line, &a); err != nil {
-		return fmt.Errorf("malformed (%v): %s", err, clip(line))
-	}
-	if len(a.Tokens) == 0 || a.Tokens[0] != '[' {
-		return fmt.Errorf("no tokens: %s", clip(line))
-	}
-	l.n++
-	if a.Error != nil {
-		return nil
-	}
-	if len(a.Y) == 0 {
-		return fmt.Errorf("neither y nor error: %s", clip(line))
-	}
-	if _, _, err := parseY(a.Y); err != nil {
-		return err
-	}
-	var key bytes.Buffer
-	if err := json.Compact(&key, a.Tokens); err != nil {
-		return err
-	}
-	if _, ok := l.answers[key.String()]; !ok {
-		l.answers[key.String()] = append(json.RawMessage(nil), a.Y...)
 	}
 	return nil
 }
@@ -243,9 +116,9 @@ func (l *Log) Record(q recovery.Request, a recovery.Answer, raw string) {
 	if l.err != nil {
 		return
 	}
-	key := string(appendTokens(nil, q))
+	key := runlog.Key(q)
 	l.n++
-	line := logLine{N: l.n, Tokens: json.RawMessage(key)}
+	line := runlog.Line{N: l.n, Tokens: json.RawMessage(key)}
 	if a.Err != nil {
 		msg := a.Err.Error()
 		var oe *OracleError
@@ -269,12 +142,12 @@ func (l *Log) Record(q recovery.Request, a recovery.Answer, raw string) {
 // lookup returns the logged answer to q.
 func (l *Log) lookup(q recovery.Request) (recovery.Answer, bool, error) {
 	l.mu.Lock()
-	y, ok := l.answers[string(appendTokens(nil, q))]
+	y, ok := l.answers[runlog.Key(q)]
 	l.mu.Unlock()
 	if !ok {
 		return recovery.Answer{}, false, nil
 	}
-	_, a, err := parseY(y)
+	_, a, err := runlog.ParseY(y)
 	return a, true, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"headlab/numerics/recovery"
+	"headlab/numerics/recovery/runlog"
 )
 
 // Limits of the wire format.
@@ -17,9 +18,8 @@ const (
 	// MaxLine is the longest answer line (or HTTP answer) in bytes.
 	MaxLine = 1 << 16
 	// MaxDigits is the most significant digits an answer's decimal
-	// string may carry (about 13 600 bits, far above
-	// recovery.MaxPrecision).
-	MaxDigits = 4096
+	// string may carry (runlog's).
+	MaxDigits = runlog.MaxDigits
 )
 
 // appendRequest appends the wire form of query q with the given id (no
@@ -32,59 +32,12 @@ func appendRequest(b []byte, id int64, q recovery.Request) []byte {
 	return append(b, '}')
 }
 
-// appendTokens appends the tokens of q as a JSON array of rows: numbers in
-// float64, exact decimal strings when q carries Big tokens.
-func appendTokens(b []byte, q recovery.Request) []byte {
-	b = append(b, '[')
-	if q.Big != nil {
-		for i, row := range q.Big {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '[')
-			for j, x := range row {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '"')
-				b = append(b, exactDecimal(x)...)
-				b = append(b, '"')
-			}
-			b = append(b, ']')
-		}
-		return append(b, ']')
-	}
-	for i, row := range q.Tokens {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '[')
-		for j, x := range row {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendFloat(b, x, 'g', -1, 64)
-		}
-		b = append(b, ']')
-	}
-	return append(b, ']')
-}
+// appendTokens appends the tokens of q as a JSON array of rows
+// (runlog.AppendTokens: the log's key is the wire's form).
+func appendTokens(b []byte, q recovery.Request) []byte { return runlog.AppendTokens(b, q) }
 
-// exactDecimal returns the exact decimal value of the finite x: a binary
-// fraction m/2^k has exactly k decimals.
-func exactDecimal(x *big.Float) string {
-	r, _ := x.Rat(nil)
-	k := r.Denom().BitLen() - 1
-	s := r.FloatString(k)
-	if k > 0 {
-		s = string(bytes.TrimRight([]byte(s), "0"))
-		s = string(bytes.TrimSuffix([]byte(s), []byte(".")))
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
-}
+// exactDecimal returns the exact decimal value of the finite x.
+func exactDecimal(x *big.Float) string { return runlog.ExactDecimal(x) }
 
 // wireAnswer is an answer as it arrives: its id, the answer, and y's JSON
 // text exactly as received (empty for an error answer), which the run log
@@ -142,99 +95,11 @@ func parseAnswer(line []byte) (wireAnswer, error) {
 	return wireAnswer{id: id, a: a, raw: raw}, nil
 }
 
-// parseY reads y, a JSON number or a decimal string, returning its JSON
-// text.
-func parseY(y json.RawMessage) (string, recovery.Answer, error) {
-	if y[0] == '"' {
-		var s string
-		if err := json.Unmarshal(y, &s); err != nil {
-			return "", recovery.Answer{}, fmt.Errorf("y %s is not a JSON string", clip(y))
-		}
-		a, err := parseDecimal(s)
-		return string(y), a, err
-	}
-	a, err := parseDecimal(string(y))
-	if err == nil {
-		a.Big = nil // a JSON number is a float64
-	}
-	return string(y), a, err
-}
+// parseY reads y, a JSON number or a decimal string (runlog.ParseY).
+func parseY(y json.RawMessage) (string, recovery.Answer, error) { return runlog.ParseY(y) }
 
-// parseDecimal reads a decimal number: sign, digits with at most one
-// point, an optional exponent. The result keeps every digit in Big (nil
-// when float64 holds the number exactly as written, at most 17 digits
-// being no guarantee) and its rounding in Y.
-func parseDecimal(s string) (recovery.Answer, error) {
-	digits, ok := decimalSyntax(s)
-	switch {
-	case !ok && (s == "NaN" || s == "nan" || s == "Infinity" || s == "-Infinity" || s == "inf" || s == "-inf" || s == "Inf" || s == "+Inf" || s == "-Inf"):
-		return recovery.Answer{}, fmt.Errorf("y is %s, not a finite number", s)
-	case !ok:
-		return recovery.Answer{}, fmt.Errorf("y %s is not a decimal number", clip([]byte(s)))
-	case digits > MaxDigits:
-		return recovery.Answer{}, fmt.Errorf("y has %d digits, more than the %d accepted", digits, MaxDigits)
-	}
-	prec := uint(math.Ceil(float64(digits)*math.Log2(10))) + 16
-	if prec < 64 {
-		prec = 64
-	}
-	f, _, err := new(big.Float).SetPrec(prec).Parse(s, 10)
-	if err != nil {
-		return recovery.Answer{}, fmt.Errorf("y %s: %v", clip([]byte(s)), err)
-	}
-	y, _ := strconv.ParseFloat(s, 64) // correctly rounded, unlike f.Float64 of a rounded f
-	if math.IsInf(y, 0) || math.IsNaN(y) {
-		return recovery.Answer{}, fmt.Errorf("y %s is outside float64's range", clip([]byte(s)))
-	}
-	return recovery.Answer{Y: y, Big: f}, nil
-}
-
-// decimalSyntax checks s against [+-]?(d+(.d*)?|.d+)([eE][+-]?d{1,6})? and
-// counts its significant digits (leading zeros not counted).
-func decimalSyntax(s string) (digits int, ok bool) {
-	i, n := 0, len(s)
-	if i < n && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	mant, lead := 0, true
-	for i < n && s[i] >= '0' && s[i] <= '9' {
-		if s[i] != '0' || !lead {
-			lead = false
-			digits++
-		}
-		mant++
-		i++
-	}
-	if i < n && s[i] == '.' {
-		i++
-		for i < n && s[i] >= '0' && s[i] <= '9' {
-			if s[i] != '0' || !lead {
-				lead = false
-				digits++
-			}
-			mant++
-			i++
-		}
-	}
-	if mant == 0 {
-		return 0, false
-	}
-	if i < n && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < n && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		e := 0
-		for i < n && s[i] >= '0' && s[i] <= '9' {
-			e++
-			i++
-		}
-		if e == 0 || e > 6 {
-			return 0, false
-		}
-	}
-	return digits, i == n
-}
+// parseDecimal reads a decimal number (runlog.ParseDecimal).
+func parseDecimal(s string) (recovery.Answer, error) { return runlog.ParseDecimal(s) }
 
 // whose names the answer a malformed line was meant to be, if its start
 // shows an id.
@@ -279,13 +144,7 @@ func nonFinite(line []byte) string {
 }
 
 // clip quotes at most 80 bytes of b for an error message.
-func clip(b []byte) string {
-	b = bytes.TrimRight(b, "\r\n")
-	if len(b) > 80 {
-		return strconv.Quote(string(b[:80])) + fmt.Sprintf("… (%d bytes)", len(b))
-	}
-	return strconv.Quote(string(b))
-}
+func clip(b []byte) string { return runlog.Clip(b) }
 
 // errFailed marks a Proc or HTTP box that failed earlier.
 var errFailed = errors.New("the oracle failed earlier")

@@ -47,6 +47,7 @@ import (
 	"headlab/numerics/layerfile"
 	"headlab/numerics/recovery"
 	"headlab/numerics/recovery/remote"
+	"headlab/numerics/recovery/runlog"
 )
 
 // Exit codes: one table.
@@ -156,24 +157,23 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	return c, nil
 }
 
-// options are the library's options for the command line.
+// options are the library's options for the command line: those of its
+// log's config (runlog.Config.Options, which a replay uses too) and the
+// acceptance threshold.
 func (c config) options() recovery.Options {
-	h := c.heads
-	if c.bound > 0 {
-		h = c.bound
+	opt, err := c.logConfig().Options()
+	if err != nil { // sizes parse rejects; PlannedBatch names them
+		opt = recovery.DefaultOptions(max(c.heads, c.bound), c.width)
+		opt.Mode, opt.Seed, opt.Precision, opt.Spread = c.mode, c.seed, c.prec, c.spread
 	}
-	opt := recovery.DefaultOptions(h, c.width)
-	opt.UpperBound = c.bound > 0
-	opt.Mode, opt.Seed, opt.Precision, opt.Spread = c.mode, c.seed, c.prec, c.spread
-	opt.Calibrate, opt.Biases, opt.MaxError = c.spread == 0, c.biases, c.maxError
+	opt.MaxError = c.maxError
 	return opt
 }
 
 // logConfig is what the run log's header records and a resumed run must
 // repeat: everything that changes the queries.
-func (c config) logConfig() map[string]any {
-	opt := c.options()
-	return map[string]any{"H": c.heads, "H0": c.bound, "d": c.width, "mode": opt.Mode.String(), "prec": opt.Precision, "seed": opt.Seed, "spread": opt.Spread, "biases": opt.Biases}
+func (c config) logConfig() runlog.Config {
+	return runlog.Config{H: c.heads, H0: c.bound, D: c.width, Mode: c.mode.String(), Prec: c.prec, Seed: c.seed, Spread: c.spread, Biases: c.biases}
 }
 
 // lockedWriter serialises writes: the oracle's standard error is copied
@@ -242,7 +242,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if oracle == "" {
 			oracle = c.layer
 		}
-		if lg, err = remote.OpenLog(c.logFile, c.logConfig(), oracle); err != nil {
+		if lg, err = remote.OpenLog(c.logFile, c.logConfig().Map(), oracle); err != nil {
 			fmt.Fprintln(stderr, "recover:", err)
 			return exitFailed
 		}
