@@ -105,12 +105,12 @@ func recoverBox(ctx context.Context, b BlackBox, opt Options, run func(source, O
 		return Result{}, err
 	}
 	var cal *Calibration
-	if opt.Calibrate && opt.Spread == 0 {
+	if opt.Calibrate && opt.TokenScale == 0 {
 		c, err := Calibrate(ctx, b, opt)
 		if err != nil {
 			return Result{Calibration: &c}, err
 		}
-		opt.Spread, cal = c.Spread, &c
+		opt.TokenScale, cal = c.TokenScale, &c
 	}
 	batch, err := plannedBatch(opt)
 	if err != nil {

@@ -8,47 +8,50 @@ import (
 	"headlab/numerics/rational"
 )
 
-// MaxSpread is the largest Spread κ a run accepts: the scale of a layer
-// about 1/500 of the reference weights of size 1/√d.
+// MaxSpread is the largest Spread κ a run accepts.
 const MaxSpread = 1024
 
 // Calibration's constants. The log-poles p_h of a measurement have RMS
 // about κ for reference weights; a run resolves most often near the
-// default κ (MATH.md §4), so Calibrate rescales κ until the RMS of the
-// probed log-poles is the default's, and leaves it alone within
-// calibrationBand of it.
+// default κ (MATH.md §4), so Calibrate scales the tokens until the RMS
+// of the probed log-poles is about the default's, by a power of 2, so that
+// a layer 4^k times the reference's gets exactly the reference's rational
+// functions.
 const (
 	calibrationProbes = 4    // RFs of column one fitted (at most d)
-	calibrationBand   = 1.25 // RMS within this factor of the target: keep κ
-	calibrationStep   = 4    // factor between the spreads tried when a probe fails
-	calibrationTries  = 9    // spreads tried: κ, κ·4, κ/4, κ·16, …
+	calibrationBand   = 1.25 // within this factor of a power of 4, the scale is its root
+	calibrationStep   = 2    // factor between the token scales tried when a probe fails
+	calibrationTries  = 11   // token scales tried: 1, 1/2, 2, 1/4, 4, …
 )
 
 // A Calibration is what Calibrate measured of a layer's scale.
 type Calibration struct {
-	// Spread is the κ to run with (Options.Spread).
-	Spread float64
-	// RMS is the RMS of the probed log-poles at the spread Probed, Target
-	// the RMS at which a run resolves most often (the default κ).
+	// TokenScale is the Options.TokenScale to run with (1 for a layer at
+	// the reference scale).
+	TokenScale float64
+	// RMS is the RMS of the probed log-poles at the token scale Probed,
+	// Target the RMS at which a run resolves most often (the spread κ).
 	RMS, Target float64
-	// Probed is the spread of the probes that measured RMS.
+	// Probed is the token scale of the probes that measured RMS.
 	Probed float64
-	// Queries counts the black-box queries made. Those at the default
-	// spread are the first queries of the run's own schedule in float64
-	// (the same tokens bit for bit): a caching oracle answers them again
-	// for free.
+	// Queries counts the black-box queries made. Those at token scale 1
+	// are the first queries of the run's own schedule in float64 (the
+	// same tokens bit for bit): a caching oracle answers them again for
+	// free.
 	Queries int
 }
 
 // Calibrate reads the scale of the layer behind b from the first RFs of
-// its schedule (the measurements on z₁ and u₁…u₄) and returns the spread κ
-// at which their log-poles have the RMS that reference layers have at the
-// default κ. A layer at the reference scale keeps the default (and then a
-// caching oracle answers the run's first queries from the probes); one
-// 16 times smaller gets a κ about 16 times larger. A probe whose
-// rational functions cannot be fitted (poles crowded together, or so far
-// apart that the answers overflow) is retried at a spread 4 times larger,
-// then smaller, and so on. opt.Spread, if set, is where the search starts.
+// its schedule (the measurements on z₁ and u₁…u₄) and returns the token
+// scale at which their log-poles have about the RMS that reference layers
+// have (the spread κ): a power of 2 where that is within a factor 1.25
+// (tokenScaleFor). A layer at the reference scale
+// keeps 1 (and then a caching oracle answers the run's first queries from
+// the probes); one 16 times smaller gets 4, and then the run is the
+// reference layer's. A probe whose rational functions cannot be fitted
+// (poles crowded together, or so far apart that the answers overflow) is
+// retried at a token scale 2 times smaller, then larger, and so on. opt.TokenScale, if set, is where the search
+// starts.
 func Calibrate(ctx context.Context, b BlackBox, opt Options) (Calibration, error) {
 	if b == nil {
 		return Calibration{}, fmt.Errorf("recovery: nil black box")
@@ -57,19 +60,16 @@ func Calibrate(ctx context.Context, b BlackBox, opt Options) (Calibration, error
 		return Calibration{}, err
 	}
 	opt.Precision = 0 // the probes are fitted in float64
-	k0 := opt.spread()
-	cal := Calibration{Target: k0}
+	t0 := opt.tokenScale()
+	cal := Calibration{Target: opt.spread()}
 	var lastErr error
 	for try := 0; try < calibrationTries; try++ {
-		// κ, κ·4, κ/4, κ·16, κ/16, …
-		k := k0 * math.Pow(calibrationStep, float64((try+1)/2))
+		// t0, t0/2, t0·2, t0/4, t0·4, …
+		ts := t0 / math.Pow(calibrationStep, float64((try+1)/2))
 		if try%2 == 0 {
-			k = k0 / math.Pow(calibrationStep, float64(try/2))
+			ts = t0 * math.Pow(calibrationStep, float64(try/2))
 		}
-		if k > MaxSpread {
-			continue
-		}
-		opt.Spread = k
+		opt.TokenScale = ts
 		rms, n, err := probeRMS(ctx, b, opt)
 		cal.Queries += n
 		if ctx.Err() != nil {
@@ -79,15 +79,26 @@ func Calibrate(ctx context.Context, b BlackBox, opt Options) (Calibration, error
 			lastErr = err
 			continue
 		}
-		cal.RMS, cal.Probed = rms, k
-		cal.Spread = k
-		if rms < cal.Target/calibrationBand || rms > cal.Target*calibrationBand || k != k0 {
-			cal.Spread = min(k*cal.Target/rms, MaxSpread)
-		}
+		cal.RMS, cal.Probed = rms, ts
+		cal.TokenScale = tokenScaleFor(ts * ts * cal.Target / rms)
 		return cal, nil
 	}
-	return cal, fmt.Errorf("recovery: calibration found no spread in %g…%g at which the first RFs can be fitted: %w",
-		k0/math.Pow(calibrationStep, (calibrationTries-1)/2), k0*math.Pow(calibrationStep, (calibrationTries-1)/2), lastErr)
+	return cal, fmt.Errorf("recovery: calibration found no token scale in 2^±%d at which the first RFs can be fitted: %w",
+		(calibrationTries-1)/2, lastErr)
+}
+
+// tokenScaleFor returns the token scale s that multiplies the log-poles
+// of scale 1 by about r (s² = r): a power of 2 where r is within
+// calibrationBand of a power of 4, so that a layer 4^k times the
+// reference's, or the reference itself, runs exactly as the reference
+// does; elsewhere √r, as near the target as the probes can tell.
+func tokenScaleFor(r float64) float64 {
+	k := math.Round(math.Log2(r) / 2)
+	k = max(-40, min(40, k))
+	if q := r / math.Ldexp(1, 2*int(k)); q >= 1/calibrationBand && q <= calibrationBand {
+		return math.Ldexp(1, int(k))
+	}
+	return math.Sqrt(r)
 }
 
 // probeRMS asks the first min(d, calibrationProbes) measurements on z₁ at

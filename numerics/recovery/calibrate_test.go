@@ -31,14 +31,22 @@ func recoveredLayer(r Result, err error, l attention.Layer) bool {
 
 // TestCalibratedScale: with Calibrate, the reference layers scaled by
 // 1/16, 1/4, 4 and 16 resolve as often as the reference layers at scale 1
-// with the default spread (20 seeds at (3, 6); the default spread
-// resolves 9 of them at 1/16, 3 at 4 and none at 16), and a reference layer keeps the default spread
-// unless its probes' RMS is off the target.
+// with the default token scale (20 seeds at (3, 6) and (4, 8)), to within
+// one layer: the calibrated token scale makes their rational functions the
+// reference's, but the answers differ from the reference's in their last
+// bits (16·W·z/4 is not W·z, rounded), which can tip a layer at the edge.
+// The default token scale resolves few of the scaled ones.
 func TestCalibratedScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 runs")
 	}
-	const H, d, seeds = 3, 6, 20
+	for _, c := range []struct{ H, d int }{{3, 6}, {4, 8}} {
+		calibratedScale(t, c.H, c.d)
+	}
+}
+
+func calibratedScale(t *testing.T, H, d int) {
+	const seeds = 20
 	base := 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		l := attention.Random(H, d, seed)
@@ -70,16 +78,16 @@ func TestCalibratedScale(t *testing.T) {
 				ok++
 			}
 		}
-		t.Logf("scale %g: calibrated %d/%d, default spread %d/%d (scale 1: %d/%d)", f, ok, seeds, plain, seeds, base, seeds)
-		if ok < base {
-			t.Errorf("scale %g: calibrated runs resolve %d of %d, the reference layers at scale 1 %d", f, ok, seeds, base)
+		t.Logf("(%d, %d) scale %g: calibrated %d/%d, the default token scale %d/%d (scale 1: %d/%d)", H, d, f, ok, seeds, plain, seeds, base, seeds)
+		if ok < base-1 {
+			t.Errorf("(%d, %d) scale %g: calibrated runs resolve %d of %d, the reference layers at scale 1 %d", H, d, f, ok, seeds, base)
 		}
 	}
 }
 
 // TestCalibrationKeepsDefault: a probe of a reference layer whose
-// log-poles have the target RMS keeps the default spread exactly, and its
-// queries are the schedule's own first queries.
+// log-poles have about the target RMS keeps token scale 1, and its queries
+// are the schedule's own first queries.
 func TestCalibrationKeepsDefault(t *testing.T) {
 	kept := 0
 	for seed := uint64(1); seed <= 10; seed++ {
@@ -90,10 +98,10 @@ func TestCalibrationKeepsDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Spread == opt.spread() {
+		if c.TokenScale == 1 {
 			kept++
-			if c.RMS < c.Target/calibrationBand || c.RMS > c.Target*calibrationBand {
-				t.Errorf("seed %d: kept the default with RMS %g, target %g", seed, c.RMS, c.Target)
+			if c.RMS < c.Target/2 || c.RMS > c.Target*2 {
+				t.Errorf("seed %d: kept token scale 1 with RMS %g, target %g", seed, c.RMS, c.Target)
 			}
 			if c.Queries != 1+min(6, calibrationProbes)*6 {
 				t.Errorf("seed %d: %d probe queries", seed, c.Queries)
@@ -101,6 +109,6 @@ func TestCalibrationKeepsDefault(t *testing.T) {
 		}
 	}
 	if kept == 0 {
-		t.Errorf("no reference layer kept the default spread")
+		t.Errorf("no reference layer kept token scale 1")
 	}
 }

@@ -23,6 +23,7 @@ type ext struct {
 	uz         [][]*big.Float // per RF: Uᵀz
 	ans        []*big.Float   // per query (less C once known)
 	C          *big.Float     // the constant, with biases: nil until asked
+	ts, cts    *big.Float     // Options.TokenScale (nil: 1), and c times it
 	fits       []*bigFit      // per RF: its own fit, nil if none
 
 	// P[h][a][b] and R[h][k]: the heads as the learner knows them.
@@ -37,6 +38,14 @@ func newExt(opt Options, rng *rand.Rand) *ext {
 	x.c = x.num().SetFloat64(float64(opt.Width))
 	x.c.Sqrt(x.c)
 	x.c.Mul(x.c, x.num().SetFloat64(opt.spread()))
+	if opt.TokenScale != 0 && opt.TokenScale != 1 {
+		x.c.Mul(x.c, x.num().SetFloat64(opt.TokenScale))
+	}
+	x.cts = x.num().Set(x.c)
+	if opt.TokenScale != 0 && opt.TokenScale != 1 {
+		x.ts = x.num().SetFloat64(opt.TokenScale)
+		x.cts.Mul(x.cts, x.ts)
+	}
 	x.u = x.orthonormalBasis(opt.Width, rng)
 	x.z = x.orthonormalBasis(opt.Width, rng)
 	if opt.Biases {
@@ -90,6 +99,9 @@ func (x *ext) addRF(alpha, beta []int) {
 		z[i] = x.num()
 		for _, b := range beta {
 			z[i].Add(z[i], x.z[b][i])
+		}
+		if x.ts != nil {
+			z[i].Mul(z[i], x.ts)
 		}
 		u := x.num()
 		for _, al := range alpha {

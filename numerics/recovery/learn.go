@@ -189,7 +189,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 						acc += float64(l.u[a][x] * float64(t.P(h, a, b)-q[a]) * l.z[b][y])
 					}
 				}
-				w.Set(x, y, acc/l.c)
+				w.Set(x, y, acc/float64(l.c*l.opt.tokenScale()))
 			}
 		}
 		v := mat.NewVecDense(d, nil)
@@ -220,7 +220,7 @@ func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
 				}
 				vv += st.vars[t.rIndex(h, a)]
 			}
-			ew := math.Sqrt(vw) / l.c / maxAbs(w.RawMatrix().Data)
+			ew := math.Sqrt(vw) / float64(l.c*l.opt.tokenScale()) / maxAbs(w.RawMatrix().Data)
 			ev := math.Sqrt(vv) / l.c / maxAbs(v.RawVector().Data)
 			est = math.Max(est, math.Max(ew, ev))
 		}

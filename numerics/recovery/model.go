@@ -12,7 +12,9 @@ import "headlab/numerics/internal/xmath"
 //	F(n) = Σ_h ( v_h·z − r_h(u)·n/(n + exp p_h) ),   v_h·z = r_hᵀ(Uᵀz)/c.
 //
 // U and Z are orthonormal, so W_h = U P_h Zᵀ/c and v_h = U r_h/c, and
-// errors in (P, r) are errors in (W, v) times c.
+// errors in (P, r) are errors in (W, v) times c. With a token scale s
+// (Options.TokenScale) the query token is s·z and c includes s, so
+// P_h = c·s·Uᵀ W_h Z and W_h = U P_h Zᵀ/(c·s).
 
 // With biases (Options.Biases) a head's scores are x_iᵀ(W_h x_N + c_h),
 // so a measurement on z_b shows P̃_h[a][b] = P_h[a][b] + Q_h[a] with

@@ -115,6 +115,13 @@ type Options struct {
 	// (MATH.md §4). Zero means 1.7 (2.5 when d = 1), or, with Calibrate,
 	// the spread Calibrate reads off the layer.
 	Spread float64
+	// TokenScale multiplies every token the learner sends
+	// (z and c, so a = z − c·u too): the log-poles scale with its square,
+	// every answer with it, so a layer whose weights are 4^k times the
+	// reference's has, at TokenScale 2^−k, the rational functions of the
+	// reference layer, times 2^−k (MATH.md §3.8). Zero means 1; Calibrate
+	// chooses it.
+	TokenScale float64
 	// Biases says the layer may have biases beyond the paper's model: a
 	// query bias c_h per head and a constant C, F(X) = C + Σ_h Σ_i
 	// softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i), as PyTorch's
@@ -124,9 +131,10 @@ type Options struct {
 	// queries, and returns them in Result.QueryBias and Result.Const.
 	Biases bool
 	// Calibrate makes Recover read the layer's scale first (Calibrate)
-	// and run at the spread it finds, for layers whose weights are not of
-	// size 1/√d (a framework's initialisation, a trained layer). Its
-	// probes are counted in Result.Calibration. A Spread set overrides it.
+	// and run at the token scale it finds, for layers whose weights are
+	// not of size 1/√d (a framework's initialisation, a trained layer).
+	// Its probes are counted in Result.Calibration. A TokenScale set
+	// overrides it.
 	Calibrate bool
 	// MaxError is the largest estimated relative error of the result that
 	// Learn returns as a success; above it Learn reports the run as
@@ -169,6 +177,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("recovery: unknown mode %d", int(o.Mode))
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0 || o.Tolerance >= 0.1:
 		return fmt.Errorf("recovery: tolerance %v outside [0, 0.1)", o.Tolerance)
+	case math.IsNaN(o.TokenScale) || o.TokenScale < 0 || (o.TokenScale != 0 && (o.TokenScale < 0x1p-40 || o.TokenScale > 0x1p40)):
+		return fmt.Errorf("recovery: token scale %v outside 2^±40 (or 0)", o.TokenScale)
 	case math.IsNaN(o.Spread) || o.Spread < 0 || o.Spread > MaxSpread:
 		return fmt.Errorf("recovery: spread %v outside [0, %v]", o.Spread, MaxSpread)
 	case math.IsNaN(o.MaxError) || o.MaxError < 0:
@@ -192,6 +202,14 @@ func (o Options) maxError() float64 {
 		return o.MaxError
 	}
 	return 1e-4
+}
+
+// tokenScale is TokenScale, or 1.
+func (o Options) tokenScale() float64 {
+	if o.TokenScale == 0 {
+		return 1
+	}
+	return o.TokenScale
 }
 
 func (o Options) epsilon() float64 {

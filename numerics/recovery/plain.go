@@ -554,7 +554,7 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 				for a := 0; a < d; a++ {
 					acc.Add(acc, tmp.Mul(x.u[a][xi], pz[a][y]))
 				}
-				w[xi][y] = acc.Quo(acc, x.c)
+				w[xi][y] = acc.Quo(acc, x.cts)
 			}
 			acc := x.num()
 			for a := 0; a < d; a++ {

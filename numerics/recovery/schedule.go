@@ -92,7 +92,7 @@ func newLearner(o source, opt Options) *learner {
 		l.c, _ = l.x.c.Float64()
 		l.u, l.z = roundAll(l.x.u), roundAll(l.x.z)
 	} else {
-		l.c = opt.spread() * math.Sqrt(float64(l.d))
+		l.c = float64(opt.spread()*math.Sqrt(float64(l.d))) * opt.tokenScale()
 		l.u = orthonormalBasis(l.d, rng)
 		l.z = orthonormalBasis(l.d, rng)
 	}
@@ -127,6 +127,11 @@ func (l *learner) addRF(kind Kind, i, j int, alpha, beta []int) int {
 	for _, b := range beta {
 		for k := range z {
 			z[k] += l.z[b][k]
+		}
+	}
+	if ts := l.opt.tokenScale(); ts != 1 {
+		for k := range z {
+			z[k] *= ts
 		}
 	}
 	for _, a := range alpha {

@@ -40,15 +40,16 @@ type layerJSON struct {
 	FromLog   int        `json:"fromLog"`
 	// Asked counts the distinct queries answered, the calibration's
 	// probes included (Queries counts the learner's).
-	Asked     int      `json:"asked"`
-	Spread    float64  `json:"spread"`
-	Biases    bool     `json:"biases"`
-	Fallbacks int      `json:"fallbacks"`
-	Residual  float64  `json:"residual"`
-	Estimate  float64  `json:"estimate"`
-	Seconds   float64  `json:"seconds"`
-	Error     *float64 `json:"error,omitempty"`
-	ErrorBits *float64 `json:"errorBits,omitempty"`
+	Asked      int      `json:"asked"`
+	Spread     float64  `json:"spread"`
+	TokenScale float64  `json:"tokenScale"`
+	Biases     bool     `json:"biases"`
+	Fallbacks  int      `json:"fallbacks"`
+	Residual   float64  `json:"residual"`
+	Estimate   float64  `json:"estimate"`
+	Seconds    float64  `json:"seconds"`
+	Error      *float64 `json:"error,omitempty"`
+	ErrorBits  *float64 `json:"errorBits,omitempty"`
 }
 
 func makeOutput(res recovery.Result, opt recovery.Options, fromLog int, took time.Duration) *layerJSON {
@@ -58,8 +59,9 @@ func makeOutput(res recovery.Result, opt recovery.Options, fromLog int, took tim
 		Residual: res.Residual, Estimate: res.Estimate, Seconds: took.Seconds(), Heads: []headJSON{},
 		Spread: opt.Spread, Biases: opt.Biases,
 	}
+	out.TokenScale = 1
 	if res.Calibration != nil {
-		out.Spread = res.Calibration.Spread
+		out.TokenScale = res.Calibration.TokenScale
 	}
 	out.C = res.Const
 	d := opt.Width
