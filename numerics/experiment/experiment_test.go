@@ -385,3 +385,35 @@ func TestLearnBiases(t *testing.T) {
 		t.Error("the key does not name the biases")
 	}
 }
+
+// TestLearnCalibrates: a layer of the user's (Src "attention", as a file
+// opened in the page gives) is learned at the scale the learner reads off
+// it: the reference layer at a sixteenth of its size is run at token
+// scale 4 and resolves; a random layer is not calibrated.
+func TestLearnCalibrates(t *testing.T) {
+	const H, d = 3, 6
+	l := attention.Random(H, d, 2)
+	var w, v []float64
+	for _, hd := range l {
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				w = append(w, hd.W.At(i, j)/16)
+			}
+		}
+		for i := 0; i < d; i++ {
+			v = append(v, hd.V.AtVec(i))
+		}
+	}
+	r := Recovery{H: H, D: d, Seed: 2, Src: "attention", W: w, Val: v}
+	run, err := Learn(Pacer{}, r)
+	if err != nil || run.Err != nil {
+		t.Fatalf("%v %v", err, run.Err)
+	}
+	if c := run.Result.Calibration; c == nil || c.TokenScale != 4 {
+		t.Fatalf("calibration %+v, want token scale 4", c)
+	}
+	r.Src = "random"
+	if run, err := Learn(Pacer{}, r); err != nil || run.Result.Calibration != nil {
+		t.Fatalf("a random layer was calibrated: %v", err)
+	}
+}

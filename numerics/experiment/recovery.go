@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -224,7 +225,13 @@ func learnLayer(pace Pacer, r Recovery, layer attention.Biased, prog func(recove
 	}
 	var res recovery.Result
 	var err error
-	if p := r.prec(); p > 0 {
+	if r.Src == "attention" && r.Noise == 0 {
+		// A layer of the user's (the Attention scene's, or a file's) may be
+		// at any scale: the learner reads it first (recovery.Calibrate).
+		opt := r.OptionsFor(layer)
+		opt.Calibrate = true
+		res, err = recovery.RecoverPaused(context.Background(), recovery.BiasedLayer(layer), opt, pause)
+	} else if p := r.prec(); p > 0 {
 		if r.Noise > 0 {
 			return RecoveryRun{}, fmt.Errorf("experiment: a noisy oracle is simulated in float64 only (noise %g with %d bits)", r.Noise, r.Prec)
 		}

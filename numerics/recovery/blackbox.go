@@ -43,10 +43,13 @@ type BlackBox interface {
 // Layer is the in-process BlackBox of a known layer: it answers in
 // float64 with l.Output, or, for queries carrying Big tokens, exactly at
 // their precision (BigLayerOracle).
-func Layer(l attention.Layer) BlackBox { return &layerBox{l: l} }
+func Layer(l attention.Layer) BlackBox { return &layerBox{l: attention.Biased{Layer: l}} }
+
+// BiasedLayer is Layer for a layer with biases (BigBiasedOracle).
+func BiasedLayer(b attention.Biased) BlackBox { return &layerBox{l: b} }
 
 type layerBox struct {
-	l   attention.Layer
+	l   attention.Biased
 	big BigOracle
 	bp  uint
 }
@@ -60,7 +63,7 @@ func (b *layerBox) Answer(ctx context.Context, batch []Request) ([]Answer, error
 		if q.Big != nil {
 			prec := q.Big[len(q.Big)-1][0].Prec()
 			if b.big == nil || b.bp != prec {
-				b.big, b.bp = BigLayerOracle(b.l, prec), prec
+				b.big, b.bp = BigBiasedOracle(b.l, prec), prec
 			}
 			y := b.big(q.Big)
 			f, _ := y.Float64()
