@@ -311,6 +311,10 @@ type Figure struct {
 	// Link is the share link the figure was made from, written into the
 	// file; empty when it was built from data alone.
 	Link string
+	// Replay names the run log a replayed run's figure was computed from,
+	// "NAME (SHA-256 HASH)", written into the file beside the link (which
+	// carries the view only); empty otherwise.
+	Replay string
 	// Data holds the numbers drawn, one table per panel.
 	Data []*Table
 	// Style is the style the panels were built in.
@@ -450,7 +454,7 @@ func Render(f Figure, o Options) ([]byte, error) {
 		}
 	case PDF:
 		c := pdfcanvas.New(w, h)
-		c.SetInfo(pdfcanvas.Info{Title: Plain(f.Title), Subject: "headlab figure " + f.Link, Keywords: "headlab " + f.Link, Creator: "headlab plots"})
+		c.SetInfo(pdfcanvas.Info{Title: Plain(f.Title), Subject: "headlab figure " + f.Link + f.replayNote(), Keywords: "headlab " + f.Link, Creator: "headlab plots"})
 		if err = drawFigure(c, f); err == nil {
 			_, err = c.WriteTo(&buf)
 		}
@@ -538,7 +542,7 @@ func svgMeta(b []byte, f Figure) ([]byte, error) {
 	m.WriteString("<title>")
 	xml.EscapeText(&m, []byte(Plain(f.Title)))
 	m.WriteString("</title>\n<desc>")
-	xml.EscapeText(&m, []byte("headlab figure; regenerate with: "+Command+" -link '"+f.Link+"'"))
+	xml.EscapeText(&m, []byte("headlab figure; regenerate with: "+Command+" -link '"+f.Link+"'"+f.replayNote()))
 	m.WriteString("</desc>\n<metadata><headlab:link xmlns:headlab=\"https://headlab.invalid/ns\">")
 	xml.EscapeText(&m, []byte(f.Link))
 	m.WriteString("</headlab:link></metadata>\n")
@@ -546,6 +550,14 @@ func svgMeta(b []byte, f Figure) ([]byte, error) {
 	out = append(out, b[:i]...)
 	out = append(out, m.String()...)
 	return append(out, b[i:]...), nil
+}
+
+// replayNote is what a replayed run's figure says of its run log.
+func (f Figure) replayNote() string {
+	if f.Replay == "" {
+		return ""
+	}
+	return "; a replay of the run log " + f.Replay + " (open the log to regenerate it)"
 }
 
 // pngMeta inserts pHYs (the resolution) and iTXt (title, link: UTF-8, so
@@ -565,6 +577,9 @@ func pngMeta(b []byte, f Figure, dpi int) ([]byte, error) {
 	writeChunk(&out, "pHYs", phys)
 	writeChunk(&out, "iTXt", itxt("Title", Plain(f.Title)))
 	writeChunk(&out, "tEXt", []byte("Software\x00headlab plots"))
+	if f.Replay != "" {
+		writeChunk(&out, "iTXt", itxt("Comment", "replay of the run log "+f.Replay))
+	}
 	if f.Link != "" {
 		writeChunk(&out, "iTXt", itxt("Source", f.Link))
 	}

@@ -66,6 +66,9 @@ func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error
 		return Figure{}, err
 	}
 	f.Link = s.Link()
+	if s.Run != nil {
+		f.Replay = s.Run.Name + " (SHA-256 " + s.Run.Hash + ")"
+	}
 	return f, nil
 }
 

@@ -43,6 +43,9 @@ func (m markup) lineTeX(c *texCanvas, line string, sty text.Style, x, w, y vg.Le
 func texHeader(f Figure) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%% headlab figure: %s\n", oneLine(Plain(f.Title)))
+	if f.Replay != "" {
+		fmt.Fprintf(&b, "%% replay of the run log %s\n", oneLine(f.Replay))
+	}
 	if f.Link != "" {
 		fmt.Fprintf(&b, "%% link: %s\n", oneLine(f.Link))
 		fmt.Fprintf(&b, "%% regenerate: %s -link '%s' -format tex\n", Command, oneLine(f.Link))

@@ -91,6 +91,24 @@ func handle(req js.Value) (out js.Value) {
 		return failure(err)
 	}
 	s, notes := link.Parse(str("link", ""))
+	if run := req.Get("run"); run.Type() == js.TypeObject {
+		// A figure of a replayed run: computed from its log.
+		bytes := run.Get("bytes")
+		if !bytes.InstanceOf(js.Global().Get("Uint8Array")) || bytes.Length() > experiment.MaxRunLog {
+			return failure(fmt.Errorf("figures: the run log came without its bytes, or too large"))
+		}
+		data := make([]byte, bytes.Length())
+		js.CopyBytesToGo(data, bytes)
+		name := ""
+		if v := run.Get("name"); v.Type() == js.TypeString {
+			name = v.String()
+		}
+		rl, _, err := experiment.OpenRunLog(name, data)
+		if err != nil {
+			return failure(err)
+		}
+		s.Run = rl
+	}
 	runs, err := experiment.RunFigure(experiment.Pacer{}, plots.Needs(s))
 	if err != nil {
 		return failure(err)

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"os"
@@ -117,9 +119,22 @@ func TestReplay(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				os.WriteFile(filepath.Join(shots, "replay-"+view+"-"+theme+".png"), res.Data, 0o644)
+				if err := os.WriteFile(filepath.Join(shots, "replay-"+view+"-"+theme+".png"), res.Data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
+	}
+	// A figure of the replay is the replay's, its log named in the file.
+	eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvas.set("view", "steps")`)
+	fig := figureIn(tb, "svg", "{}")
+	logData, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(logData)
+	if !strings.Contains(fig.Text, "torch-run.jsonl (SHA-256 "+hex.EncodeToString(sum[:])+")") {
+		t.Errorf("the replay's SVG does not name its run log and hash: %.400s", fig.Text)
 	}
 	if !bytes.Contains([]byte(eval[string](tb, `headlab.link()`)), []byte("scene=recovery")) {
 		t.Errorf("link %s", eval[string](tb, `headlab.link()`))

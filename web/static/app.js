@@ -36,7 +36,14 @@ function start() {
   let fields = null; // the link schema by key, with the ranges that hold in state
   let landing = false; // the chooser of scenes is shown instead of a scene
 
-  const figs = figures(() => headlab.link());
+  // The run log the page replays, kept for the figures worker while the
+  // scene says it replays that file.
+  let replayed = null;
+  const currentRun = () => {
+    const f = replayed && headlab.facts();
+    return f && f.replay && f.replay.name === replayed.name ? replayed : null;
+  };
+  const figs = figures(() => headlab.link(), currentRun);
   const headlab = {
     ready: false,
     errors: [],
@@ -58,6 +65,8 @@ function start() {
       showLanding(false);
       // The bytes cross into the canvas's realm, where Go reads them.
       const notes = JSON.parse(canvas.openRun(String(name), new frame.contentWindow.Uint8Array(bytes)));
+      const f = headlab.facts();
+      if (f && f.replay && f.replay.name === String(name)) replayed = { name: String(name), bytes: new Uint8Array(bytes) };
       showNotices(notes);
       sync();
       return notes;

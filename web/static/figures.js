@@ -37,8 +37,10 @@ const PRESETS = [
 const FORMATS = ["svg", "pdf", "png", "tex", "csv"];
 
 // figures returns the page's figure maker; currentLink() is the link a
-// figure shows unless opts.link names another.
-export function figures(currentLink) {
+// figure shows unless opts.link names another, and currentRun() the run
+// log the page replays ({name, bytes}) or null: a figure of a replay is
+// computed from its log, whose name and SHA-256 go into its metadata.
+export function figures(currentLink, currentRun) {
   let worker = null;
   let nextId = 1;
   const pending = new Map();
@@ -89,6 +91,8 @@ export function figures(currentLink) {
       font: Number(opts.font || 8),
       typeface: String(opts.typeface || ""),
     };
+    const run = opts.link ? null : currentRun && currentRun();
+    if (run) req.run = { name: String(run.name), bytes: run.bytes };
     const t0 = performance.now();
     return request(req).then((r) => {
       api.last = { format, name: r.name, ms: r.ms, workerMs: r.workerMs, roundMs: performance.now() - t0, bytes: r.bytes.length };
