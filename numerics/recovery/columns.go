@@ -363,7 +363,7 @@ func (l *learner) column(t theta, j int) error {
 					}
 				}
 				if q != 0 {
-					rhs -= q * t.Q(h, al)
+					rhs -= float64(q * t.Q(h, al))
 				}
 			}
 			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], minPoleError))

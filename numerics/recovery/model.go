@@ -86,7 +86,7 @@ func (l *learner) headTerms(s *spec, t theta, h int) (p, rr, vz float64) {
 			p += t.P(h, a, b)
 		}
 		if q != 0 {
-			p += q * t.Q(h, a)
+			p += float64(q * t.Q(h, a))
 		}
 		rr += t.R(h, a)
 	}
