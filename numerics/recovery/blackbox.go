@@ -81,9 +81,9 @@ func (b *layerBox) Answer(ctx context.Context, batch []Request) ([]Answer, error
 // part of the schedule (every query of paper and economy mode but the
 // links, frugal's queries on z₁) go out as one batch before the first
 // answer is read; the rest go one at a time. With opt.Calibrate (and no
-// Spread) it first reads the layer's scale (Calibrate). When ctx is done, or b fails,
-// Recover returns an *Error naming the query and the cause, with the trace
-// of every answer received so far.
+// TokenScale) it first reads the layer's scale (Calibrate). When ctx is
+// done, or b fails, Recover returns an *Error naming the query and the
+// cause, with the trace of every answer received so far.
 func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
 	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
 		return learn(o, opt, nil, runtime.GOMAXPROCS(0))
