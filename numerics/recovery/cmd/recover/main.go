@@ -382,7 +382,7 @@ func (m *memo) Answer(ctx context.Context, batch []recovery.Request) ([]recovery
 	var ask []recovery.Request
 	var at []int
 	for i, q := range batch {
-		if a, ok := m.seen[tokenKey(q)]; ok {
+		if a, ok := m.seen[runlog.Key(q)]; ok {
 			out[i] = a
 			continue
 		}
@@ -398,29 +398,10 @@ func (m *memo) Answer(ctx context.Context, batch []recovery.Request) ([]recovery
 	for k, i := range at {
 		out[i] = a[k]
 		if a[k].Err == nil {
-			m.seen[tokenKey(ask[k])] = a[k]
+			m.seen[runlog.Key(ask[k])] = a[k]
 		}
 	}
 	return out, nil
-}
-
-// tokenKey is a query's tokens, bit for bit.
-func tokenKey(q recovery.Request) string {
-	var b strings.Builder
-	for _, t := range q.Tokens {
-		for _, x := range t {
-			b.WriteString(strconv.FormatUint(math.Float64bits(x), 16))
-			b.WriteByte(',')
-		}
-		b.WriteByte(';')
-	}
-	for _, t := range q.Big {
-		for _, x := range t {
-			b.WriteString(x.Text('p', 0))
-			b.WriteByte(',')
-		}
-	}
-	return b.String()
 }
 
 // readModel reads a saved layer.
