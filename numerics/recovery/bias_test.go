@@ -2,107 +2,24 @@ package recovery
 
 import (
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"headlab/numerics/attention"
-	"headlab/numerics/internal/bigmath"
 )
 
-// biasedLayer is a layer with query biases c_h and a constant C.
-type biasedLayer struct {
-	l attention.Layer
-	c [][]float64
-	C float64
-}
-
-func randomBiased(H, d int, seed uint64) biasedLayer {
+// randomBiased is a random layer with query biases c_h and a constant C.
+func randomBiased(H, d int, seed uint64) attention.Biased {
 	rng := rand.New(rand.NewPCG(seed, 99))
-	b := biasedLayer{l: attention.Random(H, d, seed), C: rng.NormFloat64()}
+	b := attention.Biased{Layer: attention.Random(H, d, seed), Const: rng.NormFloat64()}
 	for h := 0; h < H; h++ {
 		c := make([]float64, d)
 		for i := range c {
 			c[i] = 0.5 * rng.NormFloat64()
 		}
-		b.c = append(b.c, c)
+		b.QueryBias = append(b.QueryBias, c)
 	}
 	return b
-}
-
-// output is C + Σ_h Σ_i softmax_i(x_iᵀ(W_h x_N + c_h)) (v_h·x_i).
-func (b biasedLayer) output(X *mat.Dense) float64 {
-	n, d := X.Dims()
-	y := b.C
-	for h, hd := range b.l {
-		q := make([]float64, d)
-		for r := 0; r < d; r++ {
-			acc := b.c[h][r]
-			for c := 0; c < d; c++ {
-				acc += float64(hd.W.At(r, c) * X.At(n-1, c))
-			}
-			q[r] = acc
-		}
-		s := make([]float64, n)
-		for i := range s {
-			for c := 0; c < d; c++ {
-				s[i] += float64(X.At(i, c) * q[c])
-			}
-		}
-		w := attention.Softmax(nil, s)
-		for i := range s {
-			var v float64
-			for c := 0; c < d; c++ {
-				v += float64(hd.V.AtVec(c) * X.At(i, c))
-			}
-			y += float64(w[i] * v)
-		}
-	}
-	return y
-}
-
-// bigOracle is b's exact oracle at prec bits.
-func (b biasedLayer) bigOracle(prec uint) BigOracle {
-	num := func() *big.Float { return new(big.Float).SetPrec(prec) }
-	return func(X [][]*big.Float) *big.Float {
-		n, d := len(X), len(X[0])
-		y := num().SetFloat64(b.C)
-		t := num()
-		for h, hd := range b.l {
-			q := make([]*big.Float, d)
-			for r := 0; r < d; r++ {
-				q[r] = num().SetFloat64(b.c[h][r])
-				for c := 0; c < d; c++ {
-					q[r].Add(q[r], t.Mul(num().SetFloat64(hd.W.At(r, c)), X[n-1][c]))
-				}
-			}
-			s := make([]*big.Float, n)
-			smax := num()
-			for i := range s {
-				s[i] = num()
-				for c := 0; c < d; c++ {
-					s[i].Add(s[i], t.Mul(X[i][c], q[c]))
-				}
-				if i == 0 || s[i].Cmp(smax) > 0 {
-					smax.Set(s[i])
-				}
-			}
-			num0, den := num(), num()
-			for i := range s {
-				e := bigmath.Exp(num(), num().Sub(s[i], smax))
-				v := num()
-				for c := 0; c < d; c++ {
-					v.Add(v, t.Mul(num().SetFloat64(hd.V.AtVec(c)), X[i][c]))
-				}
-				num0.Add(num0, num().Mul(e, v))
-				den.Add(den, e)
-			}
-			y.Add(y, num0.Quo(num0, den))
-		}
-		return y
-	}
 }
 
 // TestBiasesExtended: the same in extended precision, every mode.
@@ -112,22 +29,22 @@ func TestBiasesExtended(t *testing.T) {
 			H, d := 3, 3
 			b := randomBiased(H, d, seed)
 			if seed == 3 {
-				b.C = 0
-				for _, c := range b.c {
+				b.Const = 0
+				for _, c := range b.QueryBias {
 					clear(c)
 				}
 			}
 			opt := DefaultOptions(H, d)
 			opt.Mode, opt.Seed, opt.Biases, opt.Precision = mode, seed, true, 192
-			res, err := LearnBig(b.bigOracle(192), opt)
+			res, err := LearnBig(BigBiasedOracle(b, 192), opt)
 			if err != nil {
 				t.Errorf("%v seed %d: %v", mode, seed, err)
 				continue
 			}
-			if math.Abs(res.Const-b.C) > 1e-12*(1+math.Abs(b.C)) {
-				t.Errorf("%v seed %d: C = %v, want %v", mode, seed, res.Const, b.C)
+			if math.Abs(res.Const-b.Const) > 1e-12*(1+math.Abs(b.Const)) {
+				t.Errorf("%v seed %d: C = %v, want %v", mode, seed, res.Const, b.Const)
 			}
-			pair, errs, err := attention.Pairing(res.Layer, b.l)
+			pair, errs, err := attention.Pairing(res.Layer, b.Layer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,9 +52,9 @@ func TestBiasesExtended(t *testing.T) {
 				if errs[w] > 1e-12 {
 					t.Errorf("%v seed %d: head %d error %.3g", mode, seed, w, errs[w])
 				}
-				for i := range b.c[w] {
-					if math.Abs(res.QueryBias[g][i]-b.c[w][i]) > 1e-12 {
-						t.Errorf("%v seed %d: c[%d] = %v, want %v", mode, seed, g, res.QueryBias[g], b.c[w])
+				for i := range b.QueryBias[w] {
+					if math.Abs(res.QueryBias[g][i]-b.QueryBias[w][i]) > 1e-12 {
+						t.Errorf("%v seed %d: c[%d] = %v, want %v", mode, seed, g, res.QueryBias[g], b.QueryBias[w])
 						break
 					}
 				}
@@ -159,14 +76,14 @@ func TestBiases(t *testing.T) {
 			}
 			b := randomBiased(H, d, seed)
 			if seed == 6 {
-				b.C = 0
-				for _, c := range b.c {
+				b.Const = 0
+				for _, c := range b.QueryBias {
 					clear(c)
 				}
 			}
 			opt := DefaultOptions(H, d)
 			opt.Mode, opt.Seed, opt.Biases = mode, seed, true
-			res, err := Learn(b.output, opt)
+			res, err := Learn(BiasedOracle(b, 0, 0), opt)
 			if err != nil {
 				t.Logf("%v seed %d (%d, %d): %v", mode, seed, H, d, err)
 				continue
@@ -176,10 +93,10 @@ func TestBiases(t *testing.T) {
 			if (mode == Paper && res.Queries != want) || res.Queries < want {
 				t.Errorf("%v seed %d: %d queries, want %d", mode, seed, res.Queries, want)
 			}
-			if math.Abs(res.Const-b.C) > 1e-9*(1+math.Abs(b.C)) {
-				t.Errorf("%v seed %d: C = %v, want %v", mode, seed, res.Const, b.C)
+			if math.Abs(res.Const-b.Const) > 1e-9*(1+math.Abs(b.Const)) {
+				t.Errorf("%v seed %d: C = %v, want %v", mode, seed, res.Const, b.Const)
 			}
-			pair, errs, err := attention.Pairing(res.Layer, b.l)
+			pair, errs, err := attention.Pairing(res.Layer, b.Layer)
 			if err != nil {
 				t.Fatalf("%v seed %d: %v", mode, seed, err)
 			}
@@ -187,9 +104,9 @@ func TestBiases(t *testing.T) {
 				if errs[w] > 1e-7 {
 					t.Errorf("%v seed %d: head %d error %.3g", mode, seed, w, errs[w])
 				}
-				for i := range b.c[w] {
-					if math.Abs(res.QueryBias[g][i]-b.c[w][i]) > 1e-7 {
-						t.Errorf("%v seed %d: c[%d] = %v, want %v", mode, seed, g, res.QueryBias[g], b.c[w])
+				for i := range b.QueryBias[w] {
+					if math.Abs(res.QueryBias[g][i]-b.QueryBias[w][i]) > 1e-7 {
+						t.Errorf("%v seed %d: c[%d] = %v, want %v", mode, seed, g, res.QueryBias[g], b.QueryBias[w])
 						break
 					}
 				}
