@@ -313,7 +313,7 @@ type Figure struct {
 	Link string
 	// Replay names the run log a replayed run's figure was computed from,
 	// "NAME (SHA-256 HASH)", written into the file beside the link (which
-	// carries the view only); empty otherwise.
+	// carries the run too when its log is small enough); empty otherwise.
 	Replay string
 	// Data holds the numbers drawn, one table per panel.
 	Data []*Table

@@ -7,7 +7,6 @@ import (
 	"syscall/js"
 
 	"headlab/numerics/experiment"
-	"headlab/wasm/scene"
 	"headlab/web/link"
 )
 
@@ -29,7 +28,7 @@ func (a *app) openRun(name string, bytes js.Value) []link.Notice {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, notes, err := scene.ReplayState(a.scene.Link(), run)
+	s, notes, err := a.scene.Link().Replay(run)
 	if err != nil {
 		return []link.Notice{{Message: err.Error() + "; nothing changed"}}
 	}
@@ -37,5 +36,9 @@ func (a *app) openRun(name string, bytes js.Value) []link.Notice {
 		msg := fmt.Sprintf("the run in %s is outside what the page shows (%s); nothing changed", name, notes[0].String())
 		return []link.Notice{{Message: msg}}
 	}
-	return a.setLocked(s, []link.Notice{{Message: fmt.Sprintf("replaying the run log %s (SHA-256 %s); a link carries the view only: open the file again to replay it", name, run.Hash)}})
+	msg := fmt.Sprintf("replaying the run log %s (SHA-256 %s); its link replays it too", name, run.Hash)
+	if run.Link == "" {
+		msg = fmt.Sprintf("replaying the run log %s (SHA-256 %s); it is too large for a link, which carries the view only: open the file again to replay it", name, run.Hash)
+	}
+	return a.setLocked(s, []link.Notice{{Message: msg}})
 }

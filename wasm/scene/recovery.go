@@ -463,7 +463,7 @@ func (r *Recovery) Facts() map[string]any {
 		f["biases"] = b
 	}
 	if rp := r.Replay; rp != nil {
-		f["replay"] = map[string]any{"name": rp.Name, "sha256": rp.Hash, "oracle": rp.Oracle, "answers": rp.Answers}
+		f["replay"] = map[string]any{"name": rp.Name, "sha256": rp.Hash, "oracle": rp.Oracle, "answers": rp.Answers, "fromLink": rp.Link}
 	}
 	if r.Computing() {
 		p := r.RunProgress()

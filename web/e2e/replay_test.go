@@ -20,7 +20,8 @@ import (
 // oracle, H = 2, d = 4, -log), opens the log in the page through the
 // Recovery scene's file input, steps to the end, and checks that the page
 // recovers the heads the command wrote, bit for bit through JSON; a file
-// that is not a run log gets a notice and changes nothing.
+// that is not a run log gets a notice and changes nothing. The replay's
+// link, opened alone in a fresh tab, replays the run to the same heads.
 func TestReplay(t *testing.T) {
 	if err := exec.Command("/usr/bin/python3", "-c", "import torch").Run(); err != nil {
 		if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
@@ -136,8 +137,35 @@ func TestReplay(t *testing.T) {
 	if !strings.Contains(fig.Text, "torch-run.jsonl (SHA-256 "+hex.EncodeToString(sum[:])+")") {
 		t.Errorf("the replay's SVG does not name its run log and hash: %.400s", fig.Text)
 	}
-	if !bytes.Contains([]byte(eval[string](tb, `headlab.link()`)), []byte("scene=recovery")) {
-		t.Errorf("link %s", eval[string](tb, `headlab.link()`))
+	runLink := eval[string](tb, `headlab.link()`)
+	if !strings.Contains(runLink, "scene=recovery") || !strings.Contains(runLink, "&run=") {
+		t.Errorf("the replay's link carries no run: %.300s", runLink)
 	}
 	tb.noProblems("the replay")
+
+	// The link alone, in a fresh tab, replays the run to the same heads.
+	lt := newTab(t)
+	lt.load(h.base + runLink[strings.Index(runLink, "#"):])
+	lt.waitFor("the replay from the link", `(() => { const f = headlab.facts(); return f && f.replay && f.replay.fromLink && !f.computing })()`)
+	eval[string](lt, `document.getElementById("canvas").contentWindow.headlabCanvas.set("step", "1000000")`)
+	lt.waitFor("the last step", `(() => { const f = headlab.facts(); return f && f.recovered && f.step === f.steps })()`)
+	var fromLink struct {
+		Steps     int `json:"steps"`
+		Recovered []struct {
+			W [][]float64 `json:"W"`
+			V []float64   `json:"v"`
+		} `json:"recovered"`
+	}
+	if err := json.Unmarshal([]byte(eval[string](lt, `JSON.stringify(headlab.facts())`)), &fromLink); err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := json.Marshal(fromLink.Recovered)
+	b2, _ := json.Marshal(got.Recovered)
+	if fromLink.Steps != got.Steps || !bytes.Equal(b1, b2) {
+		t.Errorf("the link's replay: %d steps, heads %s; the file's: %d steps, heads %s", fromLink.Steps, b1, got.Steps, b2)
+	}
+	if !strings.Contains(figureIn(lt, "svg", "{}").Text, "torch-run.jsonl (SHA-256 "+hex.EncodeToString(sum[:])+")") {
+		t.Errorf("the link replay's SVG does not name its run log and hash")
+	}
+	lt.noProblems("the replay from its link")
 }

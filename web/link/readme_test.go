@@ -33,6 +33,8 @@ func readmeValues(f Field) string {
 		return "0, 1"
 	case Enum, Names:
 		return quoted(f.Allowed)
+	case Run:
+		return "base64url, up to " + strconv.Itoa(MaxRun) + " bytes"
 	}
 	return "?"
 }

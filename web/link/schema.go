@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 	"headlab/numerics/recovery"
+	"headlab/numerics/recovery/runlog"
 )
 
 // Version is the schema version written as the v key. Links of a newer
@@ -31,6 +33,9 @@ const (
 	MaxParam = 100
 	// MaxTour bounds the tour key: no scene's guided tour is longer.
 	MaxTour = 12
+	// MaxRun bounds the run key, a recorded run's answers: the paper's
+	// (4, 8) in float64 fits.
+	MaxRun = runlog.MaxCompact
 )
 
 // Scene names a scene of the page.
@@ -157,6 +162,7 @@ const (
 	Bool               // 0 or 1
 	Floats             // comma-separated finite numbers within [Min, Max], length set by other fields
 	Names              // a comma-separated subset of Allowed
+	Run                // a recorded run's answers (runlog.Compact's text), written by the page
 )
 
 // Panels are the parts of the page a presentation link can hide.
@@ -306,6 +312,8 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Embed }},
 		{Key: "tour", Kind: Int, Doc: "step of the scene's guided tour shown beside it (0: none)", Default: "0", Min: 0, Max: MaxTour,
 			at: func(s *State) any { return &s.Tour }},
+		{Key: "run", Kind: Run, Doc: "a recorded run the recovery scene replays, when its log is small enough for a link (the page writes it; it fixes the run's set-up)",
+			at: func(s *State) any { return &s.Run }},
 	}
 }
 
@@ -337,6 +345,11 @@ func (f Field) get(s *State) string {
 		return formatFloats(*p)
 	case *[]string:
 		return strings.Join(*p, ",")
+	case **RunLog:
+		if *p == nil {
+			return ""
+		}
+		return (*p).Link
 	}
 	panic("link: field " + f.Key + " has no value")
 }
@@ -372,6 +385,8 @@ func (f Field) set(s *State, v string) (string, error) {
 		return setFloats(p, v, f.size(s), f.Max)
 	case *[]string:
 		return setNames(p, v, f.Allowed)
+	case **RunLog:
+		return setRun(p, v)
 	}
 	panic("link: field " + f.Key + " has no value")
 }
@@ -551,6 +566,25 @@ func setFloats(dst *[]float64, v string, n int, lim float64) (string, error) {
 		return formatFloats(out), adjusted{fmt.Sprintf("%d number(s) beyond ±%s were clamped", clamped, formatFloat(lim))}
 	}
 	return formatFloats(out), nil
+}
+
+// setRun reads a run from a link's text; "" is none. A text that is not
+// a run keeps dst.
+func setRun(dst **RunLog, v string) (string, error) {
+	if v == "" {
+		*dst = nil
+		return "", nil
+	}
+	run, err := experiment.RunFromLink(v)
+	if err != nil {
+		old := ""
+		if *dst != nil {
+			old = (*dst).Link
+		}
+		return old, fmt.Errorf("not a run the page can replay (%v)", err)
+	}
+	*dst = run
+	return v, nil
 }
 
 func isRange(err error) bool {

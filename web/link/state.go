@@ -64,10 +64,11 @@ type State struct {
 	Embed   bool     // embed mode: the canvas and its essential controls only, for an iframe
 	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
 
-	// Run, when set, is a recorded run the recovery scene replays (its
-	// log, opened from a file): held beside the link, never written in
-	// it, so a link of a replay carries its view only. Setting a key of
-	// the run's set-up (ReplayKeys) leaves the replay.
+	// Run, when set, is a recorded run the recovery scene replays: a log
+	// opened from a file, or the run key of a link. A link carries it when
+	// it is small enough (RunLog.Link), else the view only. The run fixes
+	// its set-up (Replay); setting a key of it (ReplayKeys) leaves the
+	// replay.
 	Run *RunLog
 }
 
@@ -256,10 +257,50 @@ func Parse(fragment string) (State, []Notice) {
 		note(Notice{Key: "c", Value: formatFloats(append(slices.Clone(s.Const), s.QBias...)), Message: "biases need bias=1; the layer has none"})
 		s.QBias, s.Const = DefaultBiases(s)
 	}
+	if s.Run != nil {
+		t, ns, err := s.Replay(s.Run)
+		switch {
+		case err != nil:
+			note(Notice{Key: "run", Value: values["run"], Message: fmt.Sprintf("not a run the page can replay (%v); ignored", err)})
+			s.Run = nil
+		case len(ns) > 0:
+			note(Notice{Key: "run", Value: values["run"], Message: fmt.Sprintf("the run is outside what the page shows (%s); ignored", ns[0].String())})
+			s.Run = nil
+		default:
+			t.Step, t.View, t.Theme, t.Hide, t.Present, t.Embed, t.Tour, t.Font = s.Step, s.View, s.Theme, s.Hide, s.Present, s.Embed, s.Tour, s.Font
+			s = t
+		}
+	}
 	if dropped > 0 {
 		notes = append(notes, Notice{Message: fmt.Sprintf("%d more problems in the link were not listed", dropped)})
 	}
 	return s, notes
+}
+
+// Replay returns s set up to replay run: the recovery scene at step 0 with
+// the sizes, schedule, precision and seed of the run's config, and the
+// notices of the keys the page could not take (a run outside the page's
+// limits); the state is usable only when there are none.
+func (s State) Replay(run *RunLog) (State, []Notice, error) {
+	rec, err := run.Open()
+	if err != nil {
+		return s, nil, err
+	}
+	c := rec.Config
+	h := c.H
+	if c.H0 > 0 {
+		h = c.H0
+	}
+	var notes []Notice
+	for _, kv := range [][2]string{{"scene", "recovery"}, {"prec", fmt.Sprint(c.Prec)}, {"H", fmt.Sprint(h)}, {"d", fmt.Sprint(c.D)},
+		{"H0", fmt.Sprint(c.H0)}, {"mode", c.Mode}, {"seed", fmt.Sprint(c.Seed)}, {"src", "random"}, {"dup", "0"}, {"cancel", "0"},
+		{"noise", "0"}, {"view", "steps"}, {"step", "0"}} {
+		var ns []Notice
+		s, ns = s.With(kv[0], kv[1])
+		notes = append(notes, ns...)
+	}
+	s.Run = run
+	return s, notes, nil
 }
 
 func describe(f Field, stored string) string {
@@ -456,6 +497,13 @@ func (s State) With(key, value string) (State, []Notice) {
 	if t.Run != nil && slices.Contains(ReplayKeys, key) {
 		t.Run = nil
 	}
+	if key == "run" && t.Run != nil {
+		r, ns, err := s.Replay(t.Run)
+		if err != nil || len(ns) > 0 {
+			return s, append(notes, Notice{Key: key, Value: clip(value), Message: "not a run the page can replay here"})
+		}
+		return r, notes
+	}
 	for _, n := range normalize(&t) {
 		if n.Key == key || n.Key == "d" {
 			notes = append(notes, n) // what follows from another key's bound stays quiet
@@ -527,6 +575,8 @@ func (s State) Values() map[string]any {
 			out[f.Key] = slices.Clone(listOf(&s, f.Key))
 		case Names:
 			out[f.Key] = append([]string{}, s.Hide...)
+		case Run:
+			out[f.Key] = f.get(&s)
 		}
 	}
 	return out
@@ -543,7 +593,7 @@ func Fields() []map[string]any { return fields(nil) }
 func (s State) Fields() []map[string]any { return fields(&s) }
 
 func fields(s *State) []map[string]any {
-	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats", Names: "names"}
+	kinds := map[Kind]string{Int: "int", Float: "float", Enum: "enum", Bool: "bool", Floats: "floats", Names: "names", Run: "run"}
 	var out []map[string]any
 	for _, f := range Schema() {
 		lo, hi := f.Min, f.Max

@@ -46,6 +46,6 @@ export function replayControl() {
 export function replayText(f) {
   if (!f || !f.replay) return null;
   const r = f.replay;
-  return "Replay of the run log " + r.name + " (SHA-256 " + r.sha256.slice(0, 16) + "…), recorded from the oracle " +
-    JSON.stringify(r.oracle) + ": " + r.answers + " answers. There is no true layer to compare with.";
+  return "Replay of the run log " + r.name + " (SHA-256 " + r.sha256.slice(0, 16) + "…" + (r.fromLink ? ", its answers carried by the link" : "") +
+    "), recorded from the oracle " + JSON.stringify(r.oracle) + ": " + r.answers + " answers. There is no true layer to compare with.";
 }

@@ -7,13 +7,19 @@ import (
 	"headlab/numerics/recovery"
 )
 
+// A Source holds a recorded run's answers: a *Log or a *Compact.
+type Source interface {
+	// Lookup returns the answer to q, and false when there is none.
+	Lookup(q recovery.Request) (recovery.Answer, bool, error)
+}
+
 // Box is a recovery.BlackBox that answers from a log: a run with the
 // log's options (Config.Options) asks the queries of the recorded run, in
 // its order, and reads the recorded answers, so that it ends with the
 // recorded run's bits. A query the log does not hold fails the batch: the
 // log ends before it, or was recorded with other options.
 type Box struct {
-	Log *Log
+	Log Source
 	// Served counts the queries answered.
 	Served int
 }
