@@ -16,6 +16,31 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// replayFacts is what TestReplay reads of the page's facts.
+type replayFacts struct {
+	Steps     int `json:"steps"`
+	Recovered []struct {
+		W [][]float64 `json:"W"`
+		V []float64   `json:"v"`
+	} `json:"recovered"`
+	Replay struct {
+		Name     string `json:"name"`
+		Sha256   string `json:"sha256"`
+		Oracle   string `json:"oracle"`
+		FromLink bool   `json:"fromLink"`
+	} `json:"replay"`
+	Truth []any `json:"truth"`
+}
+
+func replayFactsOf(t *testing.T, tb *tab) replayFacts {
+	t.Helper()
+	var f replayFacts
+	if err := json.Unmarshal([]byte(eval[string](tb, `JSON.stringify(headlab.facts())`)), &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // TestReplay records a torch run with the recover command (its example
 // oracle, H = 2, d = 4, -log), opens the log in the page through the
 // Recovery scene's file input, steps to the end, and checks that the page
@@ -75,23 +100,8 @@ func TestReplay(t *testing.T) {
 	tb.waitFor("the replay", `(() => { const f = headlab.facts(); return f && f.replay && !f.computing })()`)
 	eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvas.set("step", "1000000")`)
 	tb.waitFor("the last step", `(() => { const f = headlab.facts(); return f && f.recovered && f.step === f.steps })()`)
-	var got struct {
-		Steps     int `json:"steps"`
-		Recovered []struct {
-			W [][]float64 `json:"W"`
-			V []float64   `json:"v"`
-		} `json:"recovered"`
-		Replay struct {
-			Name   string `json:"name"`
-			Sha256 string `json:"sha256"`
-			Oracle string `json:"oracle"`
-		} `json:"replay"`
-		Truth []any `json:"truth"`
-	}
-	if err := json.Unmarshal([]byte(eval[string](tb, `JSON.stringify(headlab.facts())`)), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Replay.Name != "torch-run.jsonl" || len(got.Replay.Sha256) != 64 || !strings.Contains(got.Replay.Oracle, "torch_oracle.py") || len(got.Truth) != 0 {
+	got := replayFactsOf(t, tb)
+	if got.Replay.Name != "torch-run.jsonl" || len(got.Replay.Sha256) != 64 || !strings.Contains(got.Replay.Oracle, "torch_oracle.py") || got.Replay.FromLink || len(got.Truth) != 0 {
 		t.Errorf("replay facts %+v, truth %v", got.Replay, got.Truth)
 	}
 	if got.Steps != want.Queries || len(got.Recovered) != len(want.Heads) {
@@ -149,19 +159,10 @@ func TestReplay(t *testing.T) {
 	lt.waitFor("the replay from the link", `(() => { const f = headlab.facts(); return f && f.replay && f.replay.fromLink && !f.computing })()`)
 	eval[string](lt, `document.getElementById("canvas").contentWindow.headlabCanvas.set("step", "1000000")`)
 	lt.waitFor("the last step", `(() => { const f = headlab.facts(); return f && f.recovered && f.step === f.steps })()`)
-	var fromLink struct {
-		Steps     int `json:"steps"`
-		Recovered []struct {
-			W [][]float64 `json:"W"`
-			V []float64   `json:"v"`
-		} `json:"recovered"`
-	}
-	if err := json.Unmarshal([]byte(eval[string](lt, `JSON.stringify(headlab.facts())`)), &fromLink); err != nil {
-		t.Fatal(err)
-	}
+	fromLink := replayFactsOf(t, lt)
 	b1, _ := json.Marshal(fromLink.Recovered)
 	b2, _ := json.Marshal(got.Recovered)
-	if fromLink.Steps != got.Steps || !bytes.Equal(b1, b2) {
+	if fromLink.Steps != got.Steps || !bytes.Equal(b1, b2) || !fromLink.Replay.FromLink || fromLink.Replay.Sha256 != got.Replay.Sha256 {
 		t.Errorf("the link's replay: %d steps, heads %s; the file's: %d steps, heads %s", fromLink.Steps, b1, got.Steps, b2)
 	}
 	if !strings.Contains(figureIn(lt, "svg", "{}").Text, "torch-run.jsonl (SHA-256 "+hex.EncodeToString(sum[:])+")") {

@@ -2,9 +2,7 @@ package link
 
 import (
 	"context"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -15,41 +13,11 @@ import (
 	"headlab/numerics/recovery/runlog"
 )
 
-// logged answers from l and records them in a remote.Log.
-type logged struct {
-	l   recovery.BlackBox
-	log *remote.Log
-}
-
-func (b logged) Answer(ctx context.Context, batch []recovery.Request) ([]recovery.Answer, error) {
-	out, err := b.l.Answer(ctx, batch)
-	for i, q := range batch {
-		if err == nil {
-			b.log.Record(q, out[i], strconv.FormatFloat(out[i].Y, 'g', -1, 64))
-		}
-	}
-	return out, err
-}
-
 // recordedRun records a run of c and opens its log as the page does.
 func recordedRun(t *testing.T, c runlog.Config) *RunLog {
 	t.Helper()
-	opt, err := c.Options()
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "run <i>1.jsonl")
-	lg, err := remote.OpenLog(path, c.Map(), "python3 oracle.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := recovery.Recover(context.Background(), logged{recovery.Layer(attention.Random(c.H, c.D, 5)), lg}, opt); err != nil {
-		t.Fatal(err)
-	}
-	if err := lg.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
+	_, data, err := remote.Record(context.Background(), path, c, "python3 oracle.py", recovery.Layer(attention.Random(c.H, c.D, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}

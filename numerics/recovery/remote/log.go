@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 
 	"headlab/numerics/recovery"
@@ -224,6 +225,58 @@ func (c *Cached) Answer(ctx context.Context, batch []recovery.Request) ([]recove
 		}
 	}
 	return out, nil
+}
+
+// Logged records every answer of Box, an oracle in this process, in Log
+// as a remote oracle's would be: y the shortest decimal of its float64,
+// or the exact decimal string of its Big. The answers it returns are read
+// back from that text (runlog.ParseY), so that a run and its replay from
+// the log see the same bits.
+type Logged struct {
+	Box recovery.BlackBox
+	Log *Log
+}
+
+// Answer implements recovery.BlackBox.
+func (b Logged) Answer(ctx context.Context, batch []recovery.Request) ([]recovery.Answer, error) {
+	out, err := b.Box.Answer(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	for i, q := range batch {
+		raw := strconv.FormatFloat(out[i].Y, 'g', -1, 64)
+		if out[i].Big != nil {
+			raw = `"` + runlog.ExactDecimal(out[i].Big) + `"`
+		}
+		if _, out[i], err = runlog.ParseY([]byte(raw)); err != nil {
+			return nil, fmt.Errorf("remote: query %d: %v", i+1, err)
+		}
+		b.Log.Record(q, out[i], raw)
+	}
+	return out, b.Log.Err()
+}
+
+// Record runs the recovery c configures against b, an oracle in this
+// process, logging every answer to a new log at path (Logged) that names
+// oracle; it returns the run and the log's bytes.
+func Record(ctx context.Context, path string, c runlog.Config, oracle string, b recovery.BlackBox) (recovery.Result, []byte, error) {
+	opt, err := c.Options()
+	if err != nil {
+		return recovery.Result{}, nil, err
+	}
+	lg, err := OpenLog(path, c.Map(), oracle)
+	if err != nil {
+		return recovery.Result{}, nil, err
+	}
+	res, err := recovery.Recover(ctx, Logged{Box: b, Log: lg}, opt)
+	if cerr := lg.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, nil, err
+	}
+	data, err := os.ReadFile(path)
+	return res, data, err
 }
 
 // ErrBudget is the error of a run that used up its query budget.

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,52 +14,11 @@ import (
 	"headlab/numerics/recovery/runlog"
 )
 
-// recording answers from a layer as a remote oracle would (y as text) and
-// records every answer in a remote.Log.
-type recording struct {
-	inner recovery.BlackBox
-	log   *remote.Log
-}
-
-func (b *recording) Answer(ctx context.Context, batch []recovery.Request) ([]recovery.Answer, error) {
-	out, err := b.inner.Answer(ctx, batch)
-	if err != nil {
-		return nil, err
-	}
-	for i, q := range batch {
-		raw := strconv.FormatFloat(out[i].Y, 'g', -1, 64)
-		if out[i].Big != nil {
-			raw = `"` + runlog.ExactDecimal(out[i].Big) + `"`
-		}
-		if _, out[i], err = runlog.ParseY([]byte(raw)); err != nil {
-			return nil, err
-		}
-		b.log.Record(q, out[i], raw)
-	}
-	return out, nil
-}
-
 // record runs c against layer l through a remote.Log and returns the
 // log's bytes and the run.
 func record(t *testing.T, c runlog.Config, l attention.Layer) ([]byte, recovery.Result) {
 	t.Helper()
-	opt, err := c.Options()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "run.jsonl")
-	lg, err := remote.OpenLog(path, c.Map(), "in process")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := recovery.Recover(context.Background(), &recording{recovery.Layer(l), lg}, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lg.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
+	res, data, err := remote.Record(context.Background(), filepath.Join(t.TempDir(), "run.jsonl"), c, "in process", recovery.Layer(l))
 	if err != nil {
 		t.Fatal(err)
 	}
