@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"sync"
 	"time"
@@ -16,15 +17,15 @@ import (
 // runs' mean actual count (with the measurements that fell back, frugal
 // mode), its ratio to the information bound H(d²+d), and the time per
 // run. Precision 0 is float64; larger precisions in bits run LearnBig.
-func compareTable(H, D []int, M []recovery.Mode, precs []int, seeds, jobs int) {
-	fmt.Printf("Modes compared on %d held-out random layers per cell (layer seeds 1000000+s, learner seed s).\n\n", seeds)
-	fmt.Println("| H | d | precision | mode | resolved | wrong, unflagged | median err | queries (formula) | queries (mean actual) | fell back | ratio to bound | ms/run |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+func compareTable(w io.Writer, H, D []int, M []recovery.Mode, precs []int, seeds, jobs int) {
+	fmt.Fprintf(w, "Modes compared on %d held-out random layers per cell (layer seeds 1000000+s, learner seed s).\n\n", seeds)
+	fmt.Fprintln(w, "| H | d | precision | mode | resolved | wrong, unflagged | median err | queries (formula) | queries (mean actual) | fell back | ratio to bound | ms/run |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, p := range precs {
 		for _, h := range H {
 			for _, d := range D {
 				for _, m := range M {
-					fmt.Println(compareCell(h, d, m, uint(p), seeds, jobs))
+					fmt.Fprintln(w, compareCell(h, d, m, uint(p), seeds, jobs))
 				}
 			}
 		}

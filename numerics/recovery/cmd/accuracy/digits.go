@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strings"
@@ -19,17 +20,17 @@ import (
 // (recovery's neededBits). A precision is abandoned at its first run that
 // fails (in seed order), so the cost is mostly that of the precision that
 // succeeds.
-func digitsTable(H, D []int, M []recovery.Mode, precs []int, seeds, jobs int, target float64) {
-	fmt.Printf("Smallest precision at which all %d held-out random layers resolve with relative error ≤ %g\n", seeds, target)
-	fmt.Printf("(error measured in the working precision; tried: %s bits, 0 = float64).\n\n", strings.Trim(fmt.Sprint(precs), "[]"))
+func digitsTable(w io.Writer, H, D []int, M []recovery.Mode, precs []int, seeds, jobs int, target float64) {
+	fmt.Fprintf(w, "Smallest precision at which all %d held-out random layers resolve with relative error ≤ %g\n", seeds, target)
+	fmt.Fprintf(w, "(error measured in the working precision; tried: %s bits, 0 = float64).\n\n", strings.Trim(fmt.Sprint(precs), "[]"))
 	head := "| H | d |"
 	rule := "|---|---|"
 	for _, m := range M {
 		head += fmt.Sprintf(" %v | max err | s/run |", m)
 		rule += "---|---|---|"
 	}
-	fmt.Println(head)
-	fmt.Println(rule)
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
 	wrong, total := 0, 0
 	table := make(map[recovery.Mode]map[int][]int) // mode → d → bits per H
 	for _, d := range D {
@@ -52,13 +53,13 @@ func digitsTable(H, D []int, M []recovery.Mode, precs []int, seeds, jobs int, ta
 				}
 				row += fmt.Sprintf(" %s | %.1e | %.2f |", name, worst, per.Seconds())
 			}
-			fmt.Println(row)
+			fmt.Fprintln(w, row)
 		}
 	}
-	fmt.Printf("\n%d runs in all, %d returned a wrong layer (error above 1e-3) without an error.\n\n", total, wrong)
+	fmt.Fprintf(w, "\n%d runs in all, %d returned a wrong layer (error above 1e-3) without an error.\n\n", total, wrong)
 	for _, m := range M {
 		for _, d := range D {
-			fmt.Printf("%v d=%d H=%v: %v\n", m, d, strings.Trim(fmt.Sprint(H), "[]"), table[m][d])
+			fmt.Fprintf(w, "    %v d=%d H=%v: %v\n", m, d, strings.Trim(fmt.Sprint(H), "[]"), table[m][d])
 		}
 	}
 }

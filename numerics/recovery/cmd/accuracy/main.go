@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -35,74 +36,115 @@ import (
 )
 
 func main() {
-	hs := flag.String("H", "1,2,3,4,5,6", "comma-separated numbers of heads")
-	ds := flag.String("d", "2,4,8,16", "comma-separated token widths")
-	modes := flag.String("modes", "paper,economy", "comma-separated modes")
-	seeds := flag.Int("seeds", 50, "random layers per cell")
-	noise := flag.Float64("noise", 0, "relative oracle noise ε (0: exact float64)")
-	jobs := flag.Int("j", 1, "runs in parallel")
-	budget := flag.Duration("budget", 0, "stop a cell's remaining seeds after this long (0: no limit)")
-	extra := flag.Int("bound", 0, "if > 0, give the learner only the upper bound H0 = H + bound")
-	digits := flag.Bool("digits", false, "measure the smallest precision at which every run resolves (see digits.go)")
-	precs := flag.String("precisions", "0,128,192,256,384,512,768,1024", "with -digits: the precisions tried, in bits (0: float64)")
-	target := flag.Float64("target", 1e-12, "with -digits: the largest relative error that counts as resolved")
-	compare := flag.Bool("compare", false, "compare the modes' queries and accuracy at the -precisions given (see compare.go)")
-	flag.Parse()
+	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "-doc" || args[0] == "--doc") {
+		if err := writeDoc(args[1:]); err != nil {
+			fail(err)
+		}
+		return
+	}
+	if err := measure(args, os.Stdout); err != nil {
+		fail(err)
+	}
+}
+
+// measure makes the table the command line args ask for, writing it to w.
+func measure(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("accuracy", flag.ContinueOnError)
+	hs := fs.String("H", "1,2,3,4,5,6", "comma-separated numbers of heads")
+	ds := fs.String("d", "2,4,8,16", "comma-separated token widths")
+	modes := fs.String("modes", "paper,economy", "comma-separated modes")
+	seeds := fs.Int("seeds", 50, "random layers per cell")
+	noise := fs.Float64("noise", 0, "relative oracle noise ε (0: exact float64)")
+	jobs := fs.Int("j", 1, "runs in parallel")
+	budget := fs.Duration("budget", 0, "stop a cell's remaining seeds after this long (0: no limit)")
+	extra := fs.Int("bound", 0, "if > 0, give the learner only the upper bound H0 = H + bound")
+	digits := fs.Bool("digits", false, "measure the smallest precision at which every run resolves (see digits.go)")
+	precs := fs.String("precisions", "0,128,192,256,384,512,768,1024", "with -digits: the precisions tried, in bits (0: float64)")
+	target := fs.Float64("target", 1e-12, "with -digits: the largest relative error that counts as resolved")
+	compare := fs.Bool("compare", false, "compare the modes' queries and accuracy at the -precisions given (see compare.go)")
+	scales := fs.String("scales", "", "measure calibration (Options.Calibrate) on layers scaled by these factors (see scale.go)")
+	torch := fs.Bool("torch", false, "measure torch layers through the recover command, cells (H[i], d[i]) (see torch.go; needs /usr/bin/python3 with torch)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	H, err := ints(*hs)
 	if err != nil {
-		fail(err)
+		return err
 	}
 	D, err := ints(*ds)
 	if err != nil {
-		fail(err)
+		return err
 	}
 	var M []recovery.Mode
 	for _, m := range strings.Split(*modes, ",") {
 		mode, err := recovery.ParseMode(strings.TrimSpace(m))
 		if err != nil {
-			fail(err)
+			return err
 		}
 		M = append(M, mode)
 	}
-	if *compare {
+	switch {
+	case *torch:
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp("", "accuracy")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		bin, err := buildRecover(root, tmp)
+		if err != nil {
+			return err
+		}
+		return torchTable(w, H, D, M, *seeds, bin, root)
+	case *scales != "":
+		S, err := floats(*scales)
+		if err != nil {
+			return err
+		}
+		scaleTable(w, H, D, S, *seeds)
+		return nil
+	case *compare:
 		P, err := ints(*precs)
 		if err != nil {
-			fail(err)
+			return err
 		}
-		compareTable(H, D, M, P, *seeds, *jobs)
-		return
-	}
-	if *digits {
+		compareTable(w, H, D, M, P, *seeds, *jobs)
+		return nil
+	case *digits:
 		P, err := ints(*precs)
 		if err != nil {
-			fail(err)
+			return err
 		}
-		digitsTable(H, D, M, P, *seeds, *jobs, *target)
-		return
+		digitsTable(w, H, D, M, P, *seeds, *jobs, *target)
+		return nil
 	}
-	fmt.Printf("Recovery accuracy in float64, %d random layers per cell, oracle noise ε = %g", *seeds, *noise)
+	fmt.Fprintf(w, "Recovery accuracy in float64, %d random layers per cell, oracle noise ε = %g", *seeds, *noise)
 	head := "| H | d | mode | median err | p90 err | unresolved | wrong, unflagged | queries | paper | economy | info bound | ms/run |"
 	rule := "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	if *extra > 0 {
-		fmt.Printf(", only the bound H0 = H+%d known (paper and economy counts for H0)", *extra)
+		fmt.Fprintf(w, ", only the bound H0 = H+%d known (paper and economy counts for H0)", *extra)
 		head += " H found |"
 		rule += "---|"
 	}
-	fmt.Print(".\n\n")
-	fmt.Println(head)
-	fmt.Println(rule)
+	fmt.Fprint(w, ".\n\n")
+	fmt.Fprintln(w, head)
+	fmt.Fprintln(w, rule)
 	for _, h := range H {
 		for _, d := range D {
 			for _, m := range M {
-				row := cell(h, d, m, *seeds, *noise, *jobs, *budget, *extra)
-				fmt.Println(row)
+				fmt.Fprintln(w, cell(h, d, m, *seeds, *noise, *jobs, *budget, *extra))
 			}
 		}
 	}
-	fmt.Println()
-	fmt.Println("Errors are max(|ΔW|_∞/|W|_∞, |Δv|_max/|v|_max) (|·|_∞ the largest absolute row sum) under the best pairing of heads, over the")
-	fmt.Println("resolved runs; 'unresolved' runs ended in a recovery.Error (a fit float64 cannot resolve, or the")
-	fmt.Println("self-check); 'wrong, unflagged' counts runs returned as results with an error above 1e-3.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Errors are max(|ΔW|_∞/|W|_∞, |Δv|_max/|v|_max) (|·|_∞ the largest absolute row sum) under the best pairing of heads, over the")
+	fmt.Fprintln(w, "resolved runs; 'unresolved' runs ended in a recovery.Error (a fit float64 cannot resolve, or the")
+	fmt.Fprintln(w, "self-check); 'wrong, unflagged' counts runs returned as results with an error above 1e-3.")
+	return nil
 }
 
 type outcome struct {
@@ -219,6 +261,18 @@ func ints(s string) ([]int, error) {
 			return nil, err
 		}
 		out = append(out, n)
+	}
+	return out, nil
+}
+
+func floats(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
 	}
 	return out, nil
 }
