@@ -24,9 +24,9 @@ import (
 )
 
 // Command is the command line that regenerates a figure from its link
-// (web/cmd/figures, run from a checkout); every file a figure is written
+// (plots/cmd/figures, run from a checkout); every file a figure is written
 // to names it beside the link.
-const Command = "go run ./web/cmd/figures"
+const Command = "go run ./plots/cmd/figures"
 
 // Format is a figure file format.
 type Format string

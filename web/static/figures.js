@@ -7,7 +7,7 @@
 //
 // figures.figure(fmt, opts) returns a Promise of the current view's
 // figure: a string for "svg" and "tex" (the text, byte for byte what
-// `go run ./web/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
+// `go run ./plots/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
 // "png" and "csv" (a zip of the figure's tables, one CSV each). opts may set
 // dpi (150, 300, 600), size (a preset of PRESETS or a width such as
 // "4.5in"), font (points), typeface ("serif" | "lm"; default the link's font
