@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/plot/vg/vgtex"
 
 	"headlab/plots/internal/pdfcanvas"
+	"headlab/web/link"
 )
 
 // Command is the command line that regenerates a figure from its link
@@ -210,15 +211,15 @@ func (s Size) Width() vg.Length {
 	return 0
 }
 
-// Typeface is a figure's typeface.
-type Typeface string
+// Typeface is a figure's typeface: the closed set of the link's font key.
+type Typeface = link.Typeface
 
 // The typefaces: Liberation Serif (metric-compatible with Times, as the
 // NeurIPS, ICML and ICLR styles set) and Latin Modern (LaTeX's Computer
 // Modern, as arXiv preprints, theory venues and theses mostly are).
 const (
-	Serif       Typeface = "serif"
-	LatinModern Typeface = "lm"
+	Serif       = link.Serif
+	LatinModern = link.LatinModern
 )
 
 // Options are a figure's file options: not part of the link (but Font,

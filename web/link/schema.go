@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"headlab/numerics/experiment"
 	"headlab/numerics/fusion"
 	"headlab/numerics/recovery"
 )
@@ -78,6 +79,16 @@ type Keys string
 const (
 	RandomKeys Keys = "random"
 	SharedKeys Keys = "shared"
+)
+
+// Typeface is the typeface of exported figures.
+type Typeface string
+
+// The typefaces: Liberation Serif, metric-compatible with Times, and
+// Latin Modern, LaTeX's default.
+const (
+	Serif       Typeface = "serif"
+	LatinModern Typeface = "lm"
 )
 
 // names returns a closed set's values as the strings a link writes.
@@ -173,10 +184,14 @@ type Field struct {
 	Min     float64  // for Int, Float and Floats: the widest range the key takes
 	Max     float64  // for Int, Float and Floats
 	Allowed []string // for Enum and Names
-	Always  bool     // written even when equal to its default
+	// Labels name Allowed's values for the page's menus, in Allowed's
+	// order; nil where the values name themselves.
+	Labels []string
+	Always bool // written even when equal to its default
 
 	// at returns a pointer to the value in a state: *int, *uint64,
-	// *float64, *string, *bool, *[]float64 or *[]string.
+	// *float64, *bool, *[]float64, *[]string, or a pointer to a closed
+	// set's value (*Scene, *recovery.Mode …).
 	at func(*State) any
 	// size gives a Floats list's length for the state's sizes.
 	size func(*State) int
@@ -262,7 +277,8 @@ func Schema() []Field {
 				return 1, TransformerUnits, fmt.Sprintf("the transformer scene takes K up to %d", TransformerUnits)
 			}},
 		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(RandomKeys), Allowed: names(RandomKeys, SharedKeys),
-			at: func(s *State) any { return &s.Keys }},
+			Labels: []string{"random keys", "shared keys"},
+			at:     func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
 			at: func(s *State) any { return &s.K }},
 		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeadsExtended,
@@ -277,8 +293,9 @@ func Schema() []Field {
 				}
 				return float64(s.H), lim, fmt.Sprintf("the learner takes a bound up to %d", int(lim))
 			}},
-		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: "random", Allowed: []string{"random", "attention"},
-			at: func(s *State) any { return &s.Src }},
+		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: string(experiment.RandomLayer), Allowed: names(experiment.Sources()...),
+			Labels: []string{"random from the seed", "the Attention scene's layer"},
+			at:     func(s *State) any { return &s.Src }},
 		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeadsExtended,
 			at: func(s *State) any { return &s.Dup },
 			bound: func(s *State) (float64, float64, string) {
@@ -288,16 +305,19 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Cancel }},
 		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel (the transformer scene's: steps or result)", Default: "steps", Allowed: views,
 			at: func(s *State) any { return &s.View }},
-		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: "paper", Allowed: recovery.ModeNames(),
-			at: func(s *State) any { return &s.Mode }},
+		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: recovery.Paper.String(), Allowed: recovery.ModeNames(),
+			Labels: []string{"the paper's schedule", "economy (value fingerprints)", "frugal (poles only)"},
+			at:     func(s *State) any { return &s.Mode }},
 		{Key: "step", Kind: Int, Doc: "recovery step; the transformer scene's step of its run", Default: "0", Min: 0, Max: MaxStep,
 			at: func(s *State) any { return &s.Step }},
 		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: MaxNoise,
 			at: func(s *State) any { return &s.Noise }},
 		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: string(Auto), Allowed: names(Auto, Light, Dark),
-			at: func(s *State) any { return &s.Theme }},
-		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: "serif", Allowed: []string{"serif", "lm"},
-			at: func(s *State) any { return &s.Font }},
+			Labels: []string{"system", "light", "dark"},
+			at:     func(s *State) any { return &s.Theme }},
+		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: string(Serif), Allowed: names(Serif, LatinModern),
+			Labels: []string{"Liberation Serif (Times)", "Latin Modern (LaTeX)"},
+			at:     func(s *State) any { return &s.Font }},
 		{Key: "hide", Kind: Names, Doc: "panels hidden from students: " + strings.Join(Panels, ", "), Allowed: Panels,
 			at: func(s *State) any { return &s.Hide }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
@@ -321,8 +341,6 @@ func (f Field) get(s *State) string {
 		return strconv.FormatUint(*p, 10)
 	case *float64:
 		return formatFloat(*p)
-	case *string:
-		return *p
 	case *Scene:
 		return string(*p)
 	case *View:
@@ -330,6 +348,12 @@ func (f Field) get(s *State) string {
 	case *Theme:
 		return string(*p)
 	case *Keys:
+		return string(*p)
+	case *experiment.Source:
+		return string(*p)
+	case *recovery.Mode:
+		return p.String()
+	case *Typeface:
 		return string(*p)
 	case *bool:
 		return formatBool(*p)
@@ -356,8 +380,6 @@ func (f Field) set(s *State, v string) (string, error) {
 		return setUint(p, v, uint64(f.Max))
 	case *float64:
 		return setFloat(p, v, f.Min, f.Max)
-	case *string:
-		return setEnum(p, v, f.Allowed)
 	case *Scene:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *View:
@@ -365,6 +387,12 @@ func (f Field) set(s *State, v string) (string, error) {
 	case *Theme:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *Keys:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *experiment.Source:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *recovery.Mode:
+		return setMode(p, v, f.Allowed)
+	case *Typeface:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *bool:
 		return setBool(p, v)
@@ -420,6 +448,17 @@ func setEnum(dst *string, v string, allowed []string) (string, error) {
 		}
 	}
 	return *dst, fmt.Errorf("not one of %s", strings.Join(allowed, ", "))
+}
+
+// setMode reads a recovery schedule by its name (recovery.ParseMode); an
+// unknown name keeps dst.
+func setMode(dst *recovery.Mode, v string, allowed []string) (string, error) {
+	m, err := recovery.ParseMode(v)
+	if err != nil {
+		return dst.String(), fmt.Errorf("not one of %s", strings.Join(allowed, ", "))
+	}
+	*dst = m
+	return v, nil
 }
 
 func setInt(dst *int, v string, lo, hi int) (string, error) {

@@ -458,7 +458,7 @@ function start() {
   // ---- start-up ----
   // The API a scene's module builds its panel with.
   const api = {
-    ...controls({ set, state: () => state, facts: () => headlab.facts() }),
+    ...controls({ set, state: () => state, facts: () => headlab.facts(), field: (key) => fields[key] }),
     field: (key) => fields[key],
     set,
     state: () => state,
@@ -512,7 +512,7 @@ function start() {
   applyTheme();
   buildSwitcher();
   for (const [key, scene] of scenes) scene.build($("panel-" + key), api);
-  exportPanel($("export"), figs);
+  exportPanel($("export"), figs, (key) => fields && fields[key]);
   $("theme").addEventListener("change", (e) => set("theme", e.target.value));
   $("copy-link").addEventListener("click", copyLink);
   $("notices-close").addEventListener("click", () => ($("notices").hidden = true));
