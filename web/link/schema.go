@@ -423,7 +423,7 @@ func normalize(s *State) []Notice {
 	return notes
 }
 
-// errAdjusted marks a value that was stored after clamping or rounding; the
+// adjusted marks a value that was stored after clamping or rounding; the
 // returned string says what was stored.
 type adjusted struct{ why string }
 

@@ -1,6 +1,6 @@
 // headlab's host page, the entry module: the scenes' panels, the share link
 // in the URL fragment, and window.headlab, the page's test contract
-// (README.md, "The page's test contract"). The numbers and the drawing
+// (README.md, "Links"). The numbers and the drawing
 // live in the canvas iframe (Go compiled to WebAssembly); this page only
 // moves strings between the controls, the URL and the canvas's bridge,
 // window.headlabCanvas. User text is only ever set with textContent or
