@@ -51,6 +51,9 @@ function start() {
     state: () => (canvas ? JSON.parse(canvas.state()) : null),
     link: () => (canvas ? canvas.link() : location.hash),
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
+    // The link schema, a field per key: its kind, doc, default, the range
+    // that holds in the state (min, max), and allowed values with labels.
+    fields: () => (canvas ? JSON.parse(canvas.fields()) : null),
     open: (link) => {
       if (!canvas) throw new Error("headlab: the canvas is not loaded yet");
       showLanding(false);
