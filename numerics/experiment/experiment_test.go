@@ -137,7 +137,7 @@ func TestSweep(t *testing.T) {
 }
 
 func TestGeneralHeadsPrefix(t *testing.T) {
-	for _, keys := range []string{"random", "shared"} {
+	for _, keys := range []Keys{RandomKeys, SharedKeys} {
 		a, b := GeneralHeads(9, 3, 4, keys), GeneralHeads(9, 6, 4, keys)
 		for h := range a {
 			for i := range a[h] {

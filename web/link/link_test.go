@@ -48,7 +48,7 @@ func randomState(rng *rand.Rand) State {
 		}
 	}
 	s.K = 1 + rng.IntN(15)
-	s.Keys = []Keys{RandomKeys, SharedKeys}[rng.IntN(2)]
+	s.Keys = []experiment.Keys{experiment.RandomKeys, experiment.SharedKeys}[rng.IntN(2)]
 	s.Src = experiment.Sources()[rng.IntN(len(experiment.Sources()))]
 	s.View = []View{Steps, Result, Sweep, Modes}[rng.IntN(4)]
 	s.Dup = rng.IntN(s.H + 1)

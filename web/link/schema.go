@@ -71,16 +71,6 @@ const (
 	Dark  Theme = "dark"
 )
 
-// Keys says how the general-fusion panel draws its heads' keys.
-type Keys string
-
-// The kinds of keys: drawn from the seed, or the same one-hot keys in
-// every head.
-const (
-	RandomKeys Keys = "random"
-	SharedKeys Keys = "shared"
-)
-
 // Typeface is the typeface of exported figures.
 type Typeface string
 
@@ -276,7 +266,7 @@ func Schema() []Field {
 			bound: func(s *State) (float64, float64, string) {
 				return 1, TransformerUnits, fmt.Sprintf("the transformer scene takes K up to %d", TransformerUnits)
 			}},
-		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(RandomKeys), Allowed: names(RandomKeys, SharedKeys),
+		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(experiment.RandomKeys), Allowed: names(experiment.RandomKeys, experiment.SharedKeys),
 			Labels: []string{"random keys", "shared keys"},
 			at:     func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
@@ -347,7 +337,7 @@ func (f Field) get(s *State) string {
 		return string(*p)
 	case *Theme:
 		return string(*p)
-	case *Keys:
+	case *experiment.Keys:
 		return string(*p)
 	case *experiment.Source:
 		return string(*p)
@@ -386,7 +376,7 @@ func (f Field) set(s *State, v string) (string, error) {
 		return setEnum((*string)(p), v, f.Allowed)
 	case *Theme:
 		return setEnum((*string)(p), v, f.Allowed)
-	case *Keys:
+	case *experiment.Keys:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *experiment.Source:
 		return setEnum((*string)(p), v, f.Allowed)

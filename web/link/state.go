@@ -41,10 +41,10 @@ type State struct {
 	QBias []float64
 	Const []float64
 
-	Q    []float64 // the atom scene's query q (D numbers)
-	M    int       // atoms per head in the general-fusion panel, 1…8
-	Keys Keys      // random or shared keys in the general-fusion panel
-	K    int       // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
+	Q    []float64       // the atom scene's query q (D numbers)
+	M    int             // atoms per head in the general-fusion panel, 1…8
+	Keys experiment.Keys // random or shared keys in the general-fusion panel
+	K    int             // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
 
 	Units   int  // the transformer's units K, 1…TransformerUnits
 	Resid   bool // the transformer's residual y + x_N
@@ -96,7 +96,7 @@ const maxNotices = 12
 
 // Default returns the state of a page opened without a link.
 func Default() State {
-	s := State{Scene: Attention, H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: RandomKeys, K: 3, Units: DefaultUnits,
+	s := State{Scene: Attention, H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: experiment.RandomKeys, K: 3, Units: DefaultUnits,
 		Src: experiment.RandomLayer, View: Steps, Mode: recovery.Paper, Theme: Auto, Font: Serif}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.QBias, s.Const = DefaultBiases(s)
