@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -487,6 +488,11 @@ func TestClosedSets(t *testing.T) {
 		}
 		if f.Labels != nil && len(f.Labels) != len(f.Allowed) {
 			t.Errorf("%s: %d labels for %d values", f.Key, len(f.Labels), len(f.Allowed))
+		}
+		for i, l := range f.Labels {
+			if l == "" || slices.Index(f.Labels, l) != i {
+				t.Errorf("%s: label %d %q is empty or repeated: %q", f.Key, i, l, f.Labels)
+			}
 		}
 		for _, v := range f.Allowed {
 			s, notes := Parse("#v=1&" + f.Key + "=" + v)

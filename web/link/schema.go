@@ -90,6 +90,28 @@ func names[T ~string](vs ...T) []string {
 	return out
 }
 
+// labels returns the menu labels of a closed set's values, in their order.
+func labels[T any](vs []T, label func(T) string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = label(v)
+	}
+	return out
+}
+
+// modeLabel names a recovery schedule in the page's menus.
+func modeLabel(m recovery.Mode) string {
+	switch m {
+	case recovery.Paper:
+		return "the paper's schedule"
+	case recovery.Economy:
+		return "economy (value fingerprints)"
+	case recovery.Frugal:
+		return "frugal (poles only)"
+	}
+	return m.String()
+}
+
 // WidthLimit returns the largest token width d the scene accepts: the
 // atom-explosion curve reaches d = 60 from counts, while the attention and
 // recovery scenes edit d×d matrices and stop at 16.
@@ -296,7 +318,7 @@ func Schema() []Field {
 		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel (the transformer scene's: steps or result)", Default: "steps", Allowed: views,
 			at: func(s *State) any { return &s.View }},
 		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: recovery.Paper.String(), Allowed: recovery.ModeNames(),
-			Labels: []string{"the paper's schedule", "economy (value fingerprints)", "frugal (poles only)"},
+			Labels: labels(recovery.Modes(), modeLabel),
 			at:     func(s *State) any { return &s.Mode }},
 		{Key: "step", Kind: Int, Doc: "recovery step; the transformer scene's step of its run", Default: "0", Min: 0, Max: MaxStep,
 			at: func(s *State) any { return &s.Step }},
