@@ -236,7 +236,7 @@ figures() {
   need_go
   need_figure_tools
   say "rendering the standard figures into plots/figures"
-  "$GO" run ./web/cmd/figures -all plots/figures
+  "$GO" run ./plots/cmd/figures -all plots/figures
   say "the two-column test article's second page into plots/figures/article.png"
   HEADLAB_REQUIRE_TOOLS=1 HEADLAB_ARTICLE_OUT="$ROOT/plots/figures" "$GO" test -count=1 -run '^TestArticle$' ./plots
   rm -f plots/figures/article.pdf

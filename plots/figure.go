@@ -21,12 +21,13 @@ import (
 	"gonum.org/v1/plot/vg/vgtex"
 
 	"headlab/plots/internal/pdfcanvas"
+	"headlab/web/link"
 )
 
 // Command is the command line that regenerates a figure from its link
-// (web/cmd/figures, run from a checkout); every file a figure is written
+// (plots/cmd/figures, run from a checkout); every file a figure is written
 // to names it beside the link.
-const Command = "go run ./web/cmd/figures"
+const Command = "go run ./plots/cmd/figures"
 
 // Format is a figure file format.
 type Format string
@@ -210,15 +211,15 @@ func (s Size) Width() vg.Length {
 	return 0
 }
 
-// Typeface is a figure's typeface.
-type Typeface string
+// Typeface is a figure's typeface: the closed set of the link's font key.
+type Typeface = link.Typeface
 
 // The typefaces: Liberation Serif (metric-compatible with Times, as the
 // NeurIPS, ICML and ICLR styles set) and Latin Modern (LaTeX's Computer
 // Modern, as arXiv preprints, theory venues and theses mostly are).
 const (
-	Serif       Typeface = "serif"
-	LatinModern Typeface = "lm"
+	Serif       = link.Serif
+	LatinModern = link.LatinModern
 )
 
 // Options are a figure's file options: not part of the link (but Font,

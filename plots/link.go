@@ -30,9 +30,9 @@ import (
 // key unless the options name one, which then goes into the figure's link.
 func ForLink(s link.State, runs experiment.FigureRuns, o Options) (Figure, error) {
 	if o.Font == "" {
-		o.Font = Typeface(s.Font)
+		o.Font = s.Font
 	} else {
-		s.Font = string(o.Font)
+		s.Font = o.Font
 	}
 	if err := o.Validate(); err != nil {
 		return Figure{}, err
@@ -170,8 +170,8 @@ func HeadsSweep(st experiment.SweepState, s link.State) Sweep {
 	return sweepOf(st.Heads, s.Mode, Sweep{D: s.D, Noise: experiment.SweepHeadNoise})
 }
 
-func sweepOf(ps []experiment.SweepPoint, mode string, sw Sweep) Sweep {
-	se := Series{Name: mode}
+func sweepOf(ps []experiment.SweepPoint, mode recovery.Mode, sw Sweep) Sweep {
+	se := Series{Name: mode.String()}
 	for _, p := range ps {
 		sw.X = append(sw.X, p.X)
 		se.Y = append(se.Y, p.Median)

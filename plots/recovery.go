@@ -171,7 +171,7 @@ func sweepSeries(p *plot.Plot, f *Figure, sw Sweep, xcol string, logX bool, st S
 		}
 	}
 	if len(marks) > 0 {
-		// Placed on the top edge once the y range is known (markUnresolved).
+		// Placed on the top edge once the y range is known (unresolvedMarks.Plot).
 		um := &unresolvedMarks{xs: lg(marks, logX, false), style: draw.GlyphStyle{Color: seriesColors[5%len(seriesColors)],
 			Radius: vg.Points(st.FontSize * 0.3), Shape: draw.CrossGlyph{}}}
 		p.Add(um)

@@ -56,9 +56,9 @@ func StandardSet() []Standard {
 	withLink := func(b func(link.State, experiment.FigureRuns, Style) (Figure, error)) func(link.State, experiment.FigureRuns, Options) (Figure, error) {
 		return func(s link.State, runs experiment.FigureRuns, o Options) (Figure, error) {
 			if o.Font == "" {
-				o.Font = Typeface(s.Font)
+				o.Font = s.Font
 			} else {
-				s.Font = string(o.Font)
+				s.Font = o.Font
 			}
 			if err := o.Validate(); err != nil {
 				return Figure{}, err

@@ -40,7 +40,7 @@ func encoded(t *testing.T, r Result) []byte {
 func TestLearnSlicedIsLearn(t *testing.T) {
 	for _, r := range []Recovery{
 		{H: 2, D: 3, Seed: 7},
-		{H: 3, D: 2, Seed: 11, Mode: "economy", Noise: 1e-10},
+		{H: 3, D: 2, Seed: 11, Mode: recovery.Economy, Noise: 1e-10},
 		{H: 2, D: 2, Seed: 5, Dup: 1, Cancel: true, H0: 4},
 	} {
 		layer := r.TrueLayer()
@@ -137,7 +137,7 @@ func TestSweep(t *testing.T) {
 }
 
 func TestGeneralHeadsPrefix(t *testing.T) {
-	for _, keys := range []string{"random", "shared"} {
+	for _, keys := range []Keys{RandomKeys, SharedKeys} {
 		a, b := GeneralHeads(9, 3, 4, keys), GeneralHeads(9, 6, 4, keys)
 		for h := range a {
 			for i := range a[h] {
@@ -264,12 +264,12 @@ func TestLearnExtended(t *testing.T) {
 // included; bytes that are not a job are an error.
 func TestJobWire(t *testing.T) {
 	for _, j := range []Job{
-		{Kind: KindRecovery, Recovery: &Recovery{H: 2, D: 3, Seed: 7, Src: "attention", W: []float64{math.Pi, math.Copysign(0, -1), 1e-300}, Val: []float64{math.Inf(1)},
-			Dup: 1, Cancel: true, H0: 3, Mode: "economy", Noise: 1e-9, Prec: 128}},
+		{Kind: KindRecovery, Recovery: &Recovery{H: 2, D: 3, Seed: 7, Src: GivenLayer, W: []float64{math.Pi, math.Copysign(0, -1), 1e-300}, Val: []float64{math.Inf(1)},
+			Dup: 1, Cancel: true, H0: 3, Mode: recovery.Economy, Noise: 1e-9, Prec: 128}},
 		{Kind: KindSweep, Recovery: &Recovery{}},
 		{Kind: KindFit, Fit: &Fit{D: 4, K: 3, Seed: 2}, Known: []FitPoint{{K: 1, TestRMS: 0.1, TestMax: math.NaN(), Constant: 3}}},
 		{Kind: KindTiming, Timing: &Timing{D: 20, Q: []float64{0.5, -1}}},
-		{Kind: KindTransformer, Transformer: &Transformer{H: 2, D: 3, M: 3, K: 5, Seed: 1, Residual: true, Readout: true, Mode: "economy", Prec: 96}},
+		{Kind: KindTransformer, Transformer: &Transformer{H: 2, D: 3, M: 3, K: 5, Seed: 1, Residual: true, Readout: true, Mode: recovery.Economy, Prec: 96}},
 	} {
 		b, err := EncodeJob(j)
 		if err != nil {
@@ -404,7 +404,7 @@ func TestLearnCalibrates(t *testing.T) {
 			v = append(v, hd.V.AtVec(i))
 		}
 	}
-	r := Recovery{H: H, D: d, Seed: 2, Src: "attention", W: w, Val: v}
+	r := Recovery{H: H, D: d, Seed: 2, Src: GivenLayer, W: w, Val: v}
 	run, err := Learn(Pacer{}, r)
 	if err != nil || run.Err != nil {
 		t.Fatalf("%v %v", err, run.Err)
@@ -412,7 +412,7 @@ func TestLearnCalibrates(t *testing.T) {
 	if c := run.Result.Calibration; c == nil || c.TokenScale != 4 {
 		t.Fatalf("calibration %+v, want token scale 4", c)
 	}
-	r.Src = "random"
+	r.Src = RandomLayer
 	if run, err := Learn(Pacer{}, r); err != nil || run.Result.Calibration != nil {
 		t.Fatalf("a random layer was calibrated: %v", err)
 	}

@@ -10,21 +10,34 @@ import (
 // generalStream names the random stream of general fusion's heads.
 const generalStream = 0x67656e6572616c // "general"
 
+// Keys says how general fusion draws its heads' keys. The kinds are a
+// closed set, each named as the share link's keys key names it.
+type Keys string
+
+// The kinds of keys.
+const (
+	// RandomKeys draws every head's keys in R^m from the seed.
+	RandomKeys Keys = "random"
+	// SharedKeys gives every head the one-hot vectors of R^m, whose sums
+	// are exact.
+	SharedKeys Keys = "shared"
+)
+
 // GeneralHeads returns H heads of m atoms for general fusion: keys in R^m
-// drawn from the seed ("random" keys) or the one-hot vectors of R^m in
-// every head ("shared", whose sums are exact), biases and values drawn from
+// drawn from the seed (RandomKeys) or the one-hot vectors of R^m in
+// every head (SharedKeys, whose sums are exact), biases and values drawn from
 // the seed. Heads are drawn one after the other from one stream per seed
 // and kind of keys, so the first H heads of a larger draw are the H heads
 // of a smaller one: the Atom explosion scene fuses GeneralHeads(seed, H, m,
 // keys) and the explosion figure's measured counts fuse its prefixes.
-func GeneralHeads(seed uint64, H, m int, keys string) []fusion.Head {
+func GeneralHeads(seed uint64, H, m int, keys Keys) []fusion.Head {
 	rng := rand.New(rand.NewPCG(seed, generalStream))
 	heads := make([]fusion.Head, max(H, 0))
 	for h := range heads {
 		heads[h] = make(fusion.Head, m)
 		for i := range heads[h] {
 			k := make([]float64, m)
-			if keys == "shared" {
+			if keys == SharedKeys {
 				k[i] = 1
 			} else {
 				for j := range k {
@@ -51,7 +64,7 @@ func MergedCounts(m, maxH int, seed uint64) (shared, random []int, err error) {
 	if m < 1 || maxH < 1 {
 		return nil, nil, fmt.Errorf("experiment: merged counts for m = %d, H ≤ %d; want m ≥ 1 and H ≥ 1", m, maxH)
 	}
-	for _, keys := range []string{"shared", "random"} {
+	for _, keys := range []Keys{SharedKeys, RandomKeys} {
 		heads := GeneralHeads(seed, maxH, m, keys)
 		var acc fusion.Head
 		var counts []int
@@ -72,7 +85,7 @@ func MergedCounts(m, maxH int, seed uint64) (shared, random []int, err error) {
 			}
 			counts = append(counts, len(acc))
 		}
-		if keys == "shared" {
+		if keys == SharedKeys {
 			shared = counts
 		} else {
 			random = counts

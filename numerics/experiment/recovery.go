@@ -23,13 +23,13 @@ import (
 type Recovery struct {
 	H, D   int
 	Seed   uint64
-	Src    string    // "random" (default) or "attention": W and Val give the layer
-	W, Val []float64 // the layer for Src = "attention", row by row
-	Dup    int       // the first Dup heads split into two halves
-	Cancel bool      // a pair of heads with one W and opposite v added
-	H0     int       // upper bound on H given to the learner (0: H known)
-	Mode   string    // a recovery.Mode's name: "paper" (default), "economy" or "frugal"
-	Noise  float64   // the oracle's relative accuracy ε
+	Src    Source        // RandomLayer (also the zero Source) or GivenLayer
+	W, Val []float64     // the layer for Src = GivenLayer, row by row
+	Dup    int           // the first Dup heads split into two halves
+	Cancel bool          // a pair of heads with one W and opposite v added
+	H0     int           // upper bound on H given to the learner (0: H known)
+	Mode   recovery.Mode // the learner's schedule (the zero Mode is Paper)
+	Noise  float64       // the oracle's relative accuracy ε
 	// Prec is the run's precision in bits: 0 for float64, else extended
 	// precision throughout (the oracle exact at Prec bits, see
 	// recovery.LearnBig).
@@ -46,6 +46,23 @@ type Recovery struct {
 	Log *RunLog
 }
 
+// Source is where a recovery run's true layer comes from. The sources are
+// a closed set, Sources, each named as the share link's src key names it.
+type Source string
+
+// The sources of a true layer.
+const (
+	// RandomLayer draws the layer from the seed; the zero Source is read
+	// as RandomLayer.
+	RandomLayer Source = "random"
+	// GivenLayer takes the layer from W and Val: the Attention scene's,
+	// or a file's.
+	GivenLayer Source = "attention"
+)
+
+// Sources returns every source, in the order a menu lists them.
+func Sources() []Source { return []Source{RandomLayer, GivenLayer} }
+
 // prec is the precision the run is made at: Prec, or 0 for float64.
 func (r Recovery) prec() int { return max(r.Prec, 0) }
 
@@ -58,7 +75,7 @@ const CanonicalTol = 1e-9
 const cancelStream = 0x63616e63656c // "cancel"
 
 // TrueLayer returns the run's true layer: the given layer (Src
-// "attention") or a random one from the seed; then the first Dup heads each
+// GivenLayer) or a random one from the seed; then the first Dup heads each
 // split into two heads with the same W and half the v; and with Cancel a
 // pair of heads with one W and opposite v. Its canonical form is what
 // recovery should find.
@@ -69,7 +86,7 @@ func (r Recovery) TrueLayer() attention.Layer { return r.TrueModel().Layer }
 // cancelling pair has none) and Const.
 func (r Recovery) TrueModel() attention.Biased {
 	var l attention.Layer
-	if r.Src == "attention" && len(r.W) == r.H*r.D*r.D && len(r.Val) == r.H*r.D {
+	if r.Src == GivenLayer && len(r.W) == r.H*r.D*r.D && len(r.Val) == r.H*r.D {
 		l = make(attention.Layer, r.H)
 		for h := range l {
 			l[h] = attention.Head{
@@ -128,9 +145,7 @@ func (r Recovery) OptionsFor(b attention.Biased) recovery.Options {
 	if r.H0 > 0 {
 		opt.Heads, opt.UpperBound = max(r.H0, heads), true
 	}
-	if m, err := recovery.ParseMode(r.Mode); err == nil {
-		opt.Mode = m
-	}
+	opt.Mode = r.Mode
 	opt.Seed = r.Seed
 	opt.Tolerance = r.Noise
 	opt.Precision = uint(r.prec())
@@ -149,18 +164,14 @@ func (r Recovery) Key() string {
 	var b strings.Builder
 	src := r.Src
 	if src == "" {
-		src = "random"
-	}
-	mode := r.Mode
-	if mode == "" {
-		mode = "paper"
+		src = RandomLayer
 	}
 	fmt.Fprintf(&b, "H=%d d=%d seed=%d src=%s dup=%d cancel=%v H0=%d mode=%s noise=%s",
-		r.H, r.D, r.Seed, src, r.Dup, r.Cancel, r.H0, mode, strconv.FormatFloat(r.Noise, 'g', -1, 64))
+		r.H, r.D, r.Seed, src, r.Dup, r.Cancel, r.H0, r.Mode, strconv.FormatFloat(r.Noise, 'g', -1, 64))
 	if r.Prec > 0 {
 		fmt.Fprintf(&b, " prec=%d", r.Prec)
 	}
-	if src == "attention" {
+	if src == GivenLayer {
 		for _, x := range r.W {
 			b.WriteString(",")
 			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
@@ -225,7 +236,7 @@ func learnLayer(pace Pacer, r Recovery, layer attention.Biased, prog func(recove
 	}
 	var res recovery.Result
 	var err error
-	if r.Src == "attention" && r.Noise == 0 {
+	if r.Src == GivenLayer && r.Noise == 0 {
 		// A layer of the user's (the Attention scene's, or a file's) may be
 		// at any scale: the learner reads it first (recovery.Calibrate).
 		opt := r.OptionsFor(layer)

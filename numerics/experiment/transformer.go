@@ -19,7 +19,7 @@ type Transformer struct {
 	Seed       uint64
 	Residual   bool
 	Readout    bool
-	Mode       string // a recovery.Mode's name: "paper" (default), "economy" or "frugal"
+	Mode       recovery.Mode // phase A's schedule (the zero Mode is Paper)
 	Prec       int
 }
 
@@ -60,9 +60,7 @@ func (t Transformer) TrueNetwork() (transformer.Network, error) {
 func (t Transformer) Options() transformer.Options {
 	o := transformer.DefaultOptions(t.H, t.D)
 	o.Residual = t.Residual
-	if m, err := recovery.ParseMode(t.Mode); err == nil {
-		o.Mode = m
-	}
+	o.Mode = t.Mode
 	o.Precision = t.Precision()
 	o.Seed = t.Seed
 	return o
@@ -70,12 +68,8 @@ func (t Transformer) Options() transformer.Options {
 
 // Key is what a run depends on, as a string: equal keys give equal runs.
 func (t Transformer) Key() string {
-	mode := t.Mode
-	if mode == "" {
-		mode = "paper"
-	}
 	return fmt.Sprintf("H=%d d=%d m=%d K=%d seed=%d resid=%v readout=%v mode=%s prec=%d",
-		t.H, t.D, t.M, t.K, t.Seed, t.Residual, t.Readout, mode, t.Precision())
+		t.H, t.D, t.M, t.K, t.Seed, t.Residual, t.Readout, t.Mode, t.Precision())
 }
 
 // PlannedQueries estimates the oracle calls of a run, for its progress:
@@ -83,8 +77,7 @@ func (t Transformer) Key() string {
 // share), then about 1.8 times the ideal K+1 local solves of Hd+1 queries
 // (MATH.md §3.7, Cost).
 func (t Transformer) PlannedQueries() int {
-	m, _ := recovery.ParseMode(t.Mode)
-	a := m.Queries(t.H, t.D)
+	a := t.Mode.Queries(t.H, t.D)
 	b := t.H
 	if t.Residual {
 		b++

@@ -3,8 +3,9 @@ package recovery
 // neededBits is the measured smallest precision, in bits (0: float64), at
 // which all 20 held-out random layers of a cell resolved with relative
 // error at most 1e-12, for H = 1…12 heads, by mode and width
-// (go run ./numerics/recovery/cmd/accuracy -digits; the table and the
-// figure "digits needed against H" in the README come from that run).
+// (go run ./numerics/recovery/cmd/accuracy -digits: ACCURACY.md, "The
+// precision each size needs", tabulates that run; the figure is
+// plots/figures/recovery-digits.svg).
 var neededBits = []struct {
 	d              int
 	paper, economy [MaxHeadsExtended]uint
@@ -30,8 +31,8 @@ func MeasuredPrecision(H, d int, m Mode) (bits uint, ok bool) {
 	for _, row := range neededBits {
 		if row.d == d {
 			if m != Paper {
-				// Frugal mode makes column one as economy does and was
-				// not measured apart: it takes economy's precision.
+				// Frugal makes column one as economy does and has no
+				// measurement of its own: it takes economy's precision.
 				return row.economy[H-1], true
 			}
 			return row.paper[H-1], true

@@ -38,7 +38,7 @@ type Edit struct {
 // whose threads the worker's first jobs need for the numerics (the
 // measurements are in wasm/README.md). Where there is no document the
 // init returns at once; the shaders stay nil, and nothing in a worker
-// draws. Where there is one, the init no longer compiles them either: the
+// draws. Where there is one, the init does not compile them either: the
 // same two edits of shader.go swap its imports and its compilation for
 // headlabir's programs, compiled at build time (GenerateIR). Those edits
 // are about the canvas, not the worker; they sit here because they change

@@ -14,7 +14,7 @@
 // figure's tables (one CSV each, and a README with the link) and tables maps
 // each table's file name to its CSV text. The figure is plots.ForLink of
 // the parsed link, so its SVG is byte for byte what
-// `go run ./web/cmd/figures -link …` writes. PDF works here because
+// `go run ./plots/cmd/figures -link …` writes. PDF works here because
 // plots writes it through plots/internal/pdfcanvas, which needs no files.
 //
 // A request {kind: "layer", name, bytes (a Uint8Array), heads, link}

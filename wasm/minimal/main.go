@@ -5,7 +5,7 @@
 // Draw (and window.minimalMain to the page's clock when main starts, after
 // package initialisation). It is the baseline of web/e2e's BenchmarkReady, which builds it,
 // serves it beside a bare page and compares its time to first frame with
-// headlab's (wasm/README.md, "Start-up").
+// headlab's (wasm/README.md, "Start-up on the page's main thread").
 package main
 
 import (

@@ -63,12 +63,11 @@ const (
 )
 
 // General is the general-fusion panel: H heads of m atoms each, with keys
-// drawn from the seed ("random") or the same m keys in every head
-// ("shared", the one-hot vectors of R^m, whose sums are exact), fused by
-// the product construction with exact merging.
+// drawn from the seed or the same m keys in every head (experiment.Keys),
+// fused by the product construction with exact merging.
 type General struct {
 	H, M int
-	Keys string
+	Keys experiment.Keys
 	// Product is the product bound m^H; Shared the multiset count
 	// C(m+H−1, H) that shared keys merge down to.
 	Product, Shared *big.Int
@@ -99,7 +98,7 @@ func (g General) facts() map[string]any {
 // (experiment.GeneralHeads: the explosion figure's measured counts fuse the
 // same heads).
 func GeneralHeads(s link.State) []fusion.Head {
-	return experiment.GeneralHeads(s.Seed, s.H, s.M, string(s.Keys))
+	return experiment.GeneralHeads(s.Seed, s.H, s.M, s.Keys)
 }
 
 func (l *atomsLab) general(s link.State) General {
@@ -119,7 +118,7 @@ func (l *atomsLab) general(s link.State) General {
 }
 
 func computeGeneral(s link.State) General {
-	g := General{H: s.H, M: s.M, Keys: string(s.Keys)}
+	g := General{H: s.H, M: s.M, Keys: s.Keys}
 	sizes := make([]int, s.H)
 	for h := range sizes {
 		sizes[h] = s.M
@@ -127,7 +126,7 @@ func computeGeneral(s link.State) General {
 	g.Product, _ = fusion.ProductCount(sizes...)
 	g.Shared, _ = fusion.SharedKeyCount(s.M, s.H)
 	limit := big.NewInt(GeneralBuildLimit)
-	if s.Keys == link.SharedKeys {
+	if s.Keys == experiment.SharedKeys {
 		limit = big.NewInt(fusion.MaxAtoms) // merging after every head keeps it small
 	}
 	if g.Product.Cmp(limit) > 0 {

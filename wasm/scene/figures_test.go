@@ -200,7 +200,7 @@ func TestSweepFigureMatchesFacts(t *testing.T) {
 	x, e, sched := 0, column(t, tb, "median error (relative)"), column(t, tb, "schedule")
 	var rows [][]string
 	for _, row := range tb.Rows {
-		if row[sched] == string(r.State.Mode) {
+		if row[sched] == r.State.Mode.String() {
 			rows = append(rows, row)
 		}
 	}

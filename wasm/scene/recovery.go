@@ -25,14 +25,16 @@ import (
 // then Computing reports true and the step is not clamped.
 type Recovery struct {
 	State link.State
-	// True is the true layer (link.State.TrueLayer) and Canonical its
-	// canonical form, which recovery should find.
+	// True is the true layer (the state's experiment.Recovery's
+	// TrueLayer) and Canonical its canonical form, which recovery should
+	// find.
 	True, Canonical attention.Layer
 	// Model is the true layer with its biases (c_h and C; none without
 	// bias=1) and CanonicalModel its canonical form, whose Layer is
 	// Canonical.
 	Model, CanonicalModel attention.Biased
-	// Options are the learner's options (link.State.LearnOptions).
+	// Options are the learner's options (experiment.Recovery.OptionsFor
+	// the true layer with its biases).
 	Options recovery.Options
 
 	// Result is Learn's result, nil while computing. Err is Learn's error

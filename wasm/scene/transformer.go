@@ -113,15 +113,9 @@ func (t *Transformer) Counts() replay.Counts {
 }
 
 // HeadBound is 2·(the schedule's count): phase A's oracle calls, two per
-// value of G (plus 2d for the residual's share). A link's mode is valid
-// (link.Parse checks it), so an unknown one cannot reach here; it would
-// count as paper's.
+// value of G (plus 2d for the residual's share).
 func (t *Transformer) HeadBound() int {
-	m, err := recovery.ParseMode(t.State.Mode)
-	if err != nil {
-		m = recovery.Paper
-	}
-	n := 2 * m.Queries(t.State.H, t.State.D)
+	n := 2 * t.State.Mode.Queries(t.State.H, t.State.D)
 	if t.State.Resid {
 		n += 2 * t.State.D
 	}

@@ -68,7 +68,7 @@ func (t *tab) snap() snapshot {
 	return s
 }
 
-// stateKeys are the keys headlab.state() must hold (README.md, "The page's test contract").
+// stateKeys are the keys headlab.state() must hold (README.md, "Links").
 var stateKeys = []string{"v", "scene", "H", "d", "seed", "N", "heat", "tok", "W", "val", "mode", "step", "noise", "theme", "present"}
 
 // schemaProblems lists every way the snapshot leaves the link's schema:

@@ -2,7 +2,7 @@
 // code of its own: its tests serve a built site (./build.sh build, or the
 // folder named by HEADLAB_SITE) with package web/server, drive it in one
 // headless Chromium (HEADLAB_CHROME, or chromium found in PATH) through the
-// page's test contract window.headlab (README.md, "The page's test contract"), and send real mouse and
+// page's test contract window.headlab (README.md, "Links"), and send real mouse and
 // keyboard and touch events through the DevTools protocol: the chooser of
 // scenes and its tours, each scene, hostile links, figures, keyboard-only
 // use, contrast, presentation links and screenshots at phone, laptop and

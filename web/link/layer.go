@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
 )
 
 // FromLayer returns base with its layer replaced by m (an imported layer,
@@ -58,7 +59,7 @@ func FromLayer(base State, m attention.Biased) (State, error) {
 	}
 	s.Tok, _, _ = Defaults(s)
 	s.Q = DefaultQuery(s)
-	s.Src, s.Dup, s.Cancel, s.H0, s.Step = "attention", 0, false, 0, 0
+	s.Src, s.Dup, s.Cancel, s.H0, s.Step = experiment.GivenLayer, 0, false, 0, 0
 	s.Heat = min(max(s.Heat, 1), H)
 	normalize(&s)
 	if err := s.Validate(); err != nil {

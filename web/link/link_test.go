@@ -4,11 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
+	"headlab/numerics/recovery"
 )
 
 // randomState draws a valid state: sizes anywhere in range, lists sometimes
@@ -24,7 +27,7 @@ func randomState(rng *rand.Rand) State {
 	s.N = MinTokens + rng.IntN(MaxTokens-MinTokens+1)
 	s.Seed = rng.Uint64N(MaxSeed + 1)
 	s.Heat = rng.IntN(s.H + 1)
-	s.Mode = []string{"paper", "economy"}[rng.IntN(2)]
+	s.Mode = recovery.Modes()[rng.IntN(len(recovery.Modes()))]
 	s.Step = rng.IntN(1 << 20)
 	s.Noise = []float64{0, 1e-6, 0.1, rng.Float64() * 0.1}[rng.IntN(4)]
 	s.Theme = []Theme{Auto, Light, Dark}[rng.IntN(3)]
@@ -46,8 +49,8 @@ func randomState(rng *rand.Rand) State {
 		}
 	}
 	s.K = 1 + rng.IntN(15)
-	s.Keys = []Keys{RandomKeys, SharedKeys}[rng.IntN(2)]
-	s.Src = []string{"random", "attention"}[rng.IntN(2)]
+	s.Keys = []experiment.Keys{experiment.RandomKeys, experiment.SharedKeys}[rng.IntN(2)]
+	s.Src = experiment.Sources()[rng.IntN(len(experiment.Sources()))]
 	s.View = []View{Steps, Result, Sweep, Modes}[rng.IntN(4)]
 	s.Dup = rng.IntN(s.H + 1)
 	s.Cancel = rng.IntN(2) == 1
@@ -472,5 +475,48 @@ func TestBiasKeys(t *testing.T) {
 	s, notes = Parse("#v=1&H=2&d=3&c=1,2,3,4,5,6")
 	if len(notes) != 1 || anyNonzero(s.QBias) {
 		t.Errorf("c without bias=1: %v, notices %v", s.QBias, notes)
+	}
+}
+
+// TestClosedSets: every closed set's value reads into its typed field and
+// is written back as it was read; a name outside the set is a notice on
+// its key and leaves the default; a menu has a label for every value.
+func TestClosedSets(t *testing.T) {
+	for _, f := range Schema() {
+		if f.Kind != Enum {
+			continue
+		}
+		if f.Labels != nil && len(f.Labels) != len(f.Allowed) {
+			t.Errorf("%s: %d labels for %d values", f.Key, len(f.Labels), len(f.Allowed))
+		}
+		for i, l := range f.Labels {
+			if l == "" || slices.Index(f.Labels, l) != i {
+				t.Errorf("%s: label %d %q is empty or repeated: %q", f.Key, i, l, f.Labels)
+			}
+		}
+		for _, v := range f.Allowed {
+			s, notes := Parse("#v=1&" + f.Key + "=" + v)
+			if len(notes) != 0 || f.get(&s) != v {
+				t.Errorf("%s=%s reads as %q, notices %v", f.Key, v, f.get(&s), notes)
+			}
+		}
+		s, notes := Parse("#v=1&" + f.Key + "=bogus")
+		if len(notes) != 1 || notes[0].Key != f.Key || !strings.Contains(notes[0].Message, "not one of") {
+			t.Errorf("%s=bogus: notices %v", f.Key, notes)
+		}
+		if want := Default(); f.get(&s) != f.get(&want) {
+			t.Errorf("%s=bogus: %q, want the default %q", f.Key, f.get(&s), f.get(&want))
+		}
+	}
+	s, _ := Parse("#v=1&scene=recovery&mode=frugal&src=attention&font=lm")
+	if s.Mode != recovery.Frugal || s.Recovery().Mode != recovery.Frugal || s.Transformer().Mode != recovery.Frugal {
+		t.Errorf("mode=frugal: the state's mode %v, the recovery run's %v, the transformer run's %v", s.Mode, s.Recovery().Mode, s.Transformer().Mode)
+	}
+	if s.Src != experiment.GivenLayer || s.Recovery().Src != experiment.GivenLayer || s.Font != LatinModern {
+		t.Errorf("src=attention&font=lm: src %q, the run's %q, font %q", s.Src, s.Recovery().Src, s.Font)
+	}
+	bad, notes := s.With("mode", "Frugal")
+	if len(notes) != 1 || bad.Mode != recovery.Frugal {
+		t.Errorf("With(mode, Frugal): mode %v, notices %v", bad.Mode, notes)
 	}
 }

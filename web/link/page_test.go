@@ -57,3 +57,27 @@ func TestPageScenes(t *testing.T) {
 		}
 	}
 }
+
+// TestPageThemes checks index.html's menu of themes, written in the page
+// for its first paint, against the schema's theme key: its values and
+// labels, in their order. The other closed sets' menus are built from the
+// schema (fields()) when the canvas answers.
+func TestPageThemes(t *testing.T) {
+	html, err := os.ReadFile("../../index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := regexp.MustCompile(`(?s)<select id="theme">(.*?)</select>`).FindSubmatch(html)
+	if sel == nil {
+		t.Fatal(`index.html has no <select id="theme">`)
+	}
+	var values, labels []string
+	for _, m := range regexp.MustCompile(`<option value="([^"]*)">([^<]*)</option>`).FindAllSubmatch(sel[1], -1) {
+		values, labels = append(values, string(m[1])), append(labels, string(m[2]))
+	}
+	for _, f := range Schema() {
+		if f.Key == "theme" && (!slices.Equal(values, f.Allowed) || !slices.Equal(labels, f.Labels)) {
+			t.Errorf("index.html's themes %q labelled %q; the schema's %q labelled %q", values, labels, f.Allowed, f.Labels)
+		}
+	}
+}

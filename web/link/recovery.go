@@ -12,7 +12,7 @@ func (s State) Recovery() experiment.Recovery {
 	if s.Bias {
 		r.Biases, r.QueryBias, r.Const = true, append([]float64(nil), s.QBias...), s.Const[0]
 	}
-	if s.Src == "attention" {
+	if s.Src == experiment.GivenLayer {
 		r.W, r.Val = append([]float64(nil), s.W...), append([]float64(nil), s.Val...)
 	}
 	return r

@@ -75,14 +75,14 @@ const (
 	Dark  Theme = "dark"
 )
 
-// Keys says how the general-fusion panel draws its heads' keys.
-type Keys string
+// Typeface is the typeface of exported figures.
+type Typeface string
 
-// The kinds of keys: drawn from the seed, or the same one-hot keys in
-// every head.
+// The typefaces: Liberation Serif, metric-compatible with Times, and
+// Latin Modern, LaTeX's default.
 const (
-	RandomKeys Keys = "random"
-	SharedKeys Keys = "shared"
+	Serif       Typeface = "serif"
+	LatinModern Typeface = "lm"
 )
 
 // names returns a closed set's values as the strings a link writes.
@@ -92,6 +92,28 @@ func names[T ~string](vs ...T) []string {
 		out[i] = string(v)
 	}
 	return out
+}
+
+// labels returns the menu labels of a closed set's values, in their order.
+func labels[T any](vs []T, label func(T) string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = label(v)
+	}
+	return out
+}
+
+// modeLabel names a recovery schedule in the page's menus.
+func modeLabel(m recovery.Mode) string {
+	switch m {
+	case recovery.Paper:
+		return "the paper's schedule"
+	case recovery.Economy:
+		return "economy (value fingerprints)"
+	case recovery.Frugal:
+		return "frugal (poles only)"
+	}
+	return m.String()
 }
 
 // WidthLimit returns the largest token width d the scene accepts: the
@@ -179,10 +201,14 @@ type Field struct {
 	Min     float64  // for Int, Float and Floats: the widest range the key takes
 	Max     float64  // for Int, Float and Floats
 	Allowed []string // for Enum and Names
-	Always  bool     // written even when equal to its default
+	// Labels name Allowed's values for the page's menus, in Allowed's
+	// order; nil where the values name themselves.
+	Labels []string
+	Always bool // written even when equal to its default
 
 	// at returns a pointer to the value in a state: *int, *uint64,
-	// *float64, *string, *bool, *[]float64 or *[]string.
+	// *float64, *bool, *[]float64, *[]string, or a pointer to a closed
+	// set's value (*Scene, *recovery.Mode …).
 	at func(*State) any
 	// size gives a Floats list's length for the state's sizes.
 	size func(*State) int
@@ -267,8 +293,9 @@ func Schema() []Field {
 			bound: func(s *State) (float64, float64, string) {
 				return 1, TransformerUnits, fmt.Sprintf("the transformer scene takes K up to %d", TransformerUnits)
 			}},
-		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(RandomKeys), Allowed: names(RandomKeys, SharedKeys),
-			at: func(s *State) any { return &s.Keys }},
+		{Key: "keys", Kind: Enum, Doc: "keys of the general-fusion heads: random, or shared by every head", Default: string(experiment.RandomKeys), Allowed: names(experiment.RandomKeys, experiment.SharedKeys),
+			Labels: []string{"random keys", "shared keys"},
+			at:     func(s *State) any { return &s.Keys }},
 		{Key: "k", Kind: Int, Doc: "atoms of the single head fitted in the fewer-atoms experiment", Default: "3", Min: 1, Max: 1<<MaxFewer - 1,
 			at: func(s *State) any { return &s.K }},
 		{Key: "H0", Kind: Int, Doc: "upper bound on H given to the learner (0: H is known)", Default: "0", Min: 0, Max: MaxHeadsExtended,
@@ -283,8 +310,9 @@ func Schema() []Field {
 				}
 				return float64(s.H), lim, fmt.Sprintf("the learner takes a bound up to %d", int(lim))
 			}},
-		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: "random", Allowed: []string{"random", "attention"},
-			at: func(s *State) any { return &s.Src }},
+		{Key: "src", Kind: Enum, Doc: "the true layer of the recovery scene: random from the seed, or the attention scene's", Default: string(experiment.RandomLayer), Allowed: names(experiment.Sources()...),
+			Labels: []string{"random from the seed", "the Attention scene's layer"},
+			at:     func(s *State) any { return &s.Src }},
 		{Key: "dup", Kind: Int, Doc: "heads of the true layer given a duplicate (same W, split v)", Default: "0", Min: 0, Max: MaxHeadsExtended,
 			at: func(s *State) any { return &s.Dup },
 			bound: func(s *State) (float64, float64, string) {
@@ -294,16 +322,19 @@ func Schema() []Field {
 			at: func(s *State) any { return &s.Cancel }},
 		{Key: "view", Kind: Enum, Doc: "the recovery scene's panel (the transformer scene's: steps or result)", Default: "steps", Allowed: views,
 			at: func(s *State) any { return &s.View }},
-		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: "paper", Allowed: recovery.ModeNames(),
-			at: func(s *State) any { return &s.Mode }},
+		{Key: "mode", Kind: Enum, Doc: "recovery schedule (the transformer's phase A too)", Default: recovery.Paper.String(), Allowed: recovery.ModeNames(),
+			Labels: labels(recovery.Modes(), modeLabel),
+			at:     func(s *State) any { return &s.Mode }},
 		{Key: "step", Kind: Int, Doc: "recovery step; the transformer scene's step of its run", Default: "0", Min: 0, Max: MaxStep,
 			at: func(s *State) any { return &s.Step }},
 		{Key: "noise", Kind: Float, Doc: "relative accuracy of the oracle (0: exact)", Default: "0", Min: 0, Max: MaxNoise,
 			at: func(s *State) any { return &s.Noise }},
 		{Key: "theme", Kind: Enum, Doc: "colour theme (default: follow the system)", Default: string(Auto), Allowed: names(Auto, Light, Dark),
-			at: func(s *State) any { return &s.Theme }},
-		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: "serif", Allowed: []string{"serif", "lm"},
-			at: func(s *State) any { return &s.Font }},
+			Labels: []string{"system", "light", "dark"},
+			at:     func(s *State) any { return &s.Theme }},
+		{Key: "font", Kind: Enum, Doc: "typeface of exported figures: serif (Liberation Serif, metric-compatible with Times) or lm (Latin Modern, LaTeX's default)", Default: string(Serif), Allowed: names(Serif, LatinModern),
+			Labels: []string{"Liberation Serif (Times)", "Latin Modern (LaTeX)"},
+			at:     func(s *State) any { return &s.Font }},
 		{Key: "hide", Kind: Names, Doc: "panels hidden from students: " + strings.Join(Panels, ", "), Allowed: Panels,
 			at: func(s *State) any { return &s.Hide }},
 		{Key: "present", Kind: Bool, Doc: "presentation mode: controls hidden, large type", Default: "0",
@@ -329,15 +360,19 @@ func (f Field) get(s *State) string {
 		return strconv.FormatUint(*p, 10)
 	case *float64:
 		return formatFloat(*p)
-	case *string:
-		return *p
 	case *Scene:
 		return string(*p)
 	case *View:
 		return string(*p)
 	case *Theme:
 		return string(*p)
-	case *Keys:
+	case *experiment.Keys:
+		return string(*p)
+	case *experiment.Source:
+		return string(*p)
+	case *recovery.Mode:
+		return p.String()
+	case *Typeface:
 		return string(*p)
 	case *bool:
 		return formatBool(*p)
@@ -369,15 +404,19 @@ func (f Field) set(s *State, v string) (string, error) {
 		return setUint(p, v, uint64(f.Max))
 	case *float64:
 		return setFloat(p, v, f.Min, f.Max)
-	case *string:
-		return setEnum(p, v, f.Allowed)
 	case *Scene:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *View:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *Theme:
 		return setEnum((*string)(p), v, f.Allowed)
-	case *Keys:
+	case *experiment.Keys:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *experiment.Source:
+		return setEnum((*string)(p), v, f.Allowed)
+	case *recovery.Mode:
+		return setMode(p, v, f.Allowed)
+	case *Typeface:
 		return setEnum((*string)(p), v, f.Allowed)
 	case *bool:
 		return setBool(p, v)
@@ -410,7 +449,7 @@ func normalize(s *State) []Notice {
 	return notes
 }
 
-// errAdjusted marks a value that was stored after clamping or rounding; the
+// adjusted marks a value that was stored after clamping or rounding; the
 // returned string says what was stored.
 type adjusted struct{ why string }
 
@@ -435,6 +474,17 @@ func setEnum(dst *string, v string, allowed []string) (string, error) {
 		}
 	}
 	return *dst, fmt.Errorf("not one of %s", strings.Join(allowed, ", "))
+}
+
+// setMode reads a recovery schedule by its name (recovery.ParseMode); an
+// unknown name keeps dst.
+func setMode(dst *recovery.Mode, v string, allowed []string) (string, error) {
+	m, err := recovery.ParseMode(v)
+	if err != nil {
+		return dst.String(), fmt.Errorf("not one of %s", strings.Join(allowed, ", "))
+	}
+	*dst = m
+	return v, nil
 }
 
 func setInt(dst *int, v string, lo, hi int) (string, error) {

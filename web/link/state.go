@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"headlab/numerics/attention"
+	"headlab/numerics/experiment"
+	"headlab/numerics/recovery"
 )
 
 // State is everything a share link says about the page.
@@ -39,30 +41,30 @@ type State struct {
 	QBias []float64
 	Const []float64
 
-	Q    []float64 // the atom scene's query q (D numbers)
-	M    int       // atoms per head in the general-fusion panel, 1…8
-	Keys Keys      // random or shared keys in the general-fusion panel
-	K    int       // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
+	Q    []float64       // the atom scene's query q (D numbers)
+	M    int             // atoms per head in the general-fusion panel, 1…8
+	Keys experiment.Keys // random or shared keys in the general-fusion panel
+	K    int             // atoms of the fewer-atoms fit, 1…2^MaxFewer−1
 
 	Units   int  // the transformer's units K, 1…TransformerUnits
 	Resid   bool // the transformer's residual y + x_N
 	Readout bool // the transformer's linear readout
 
-	H0     int    // upper bound on H for the learner; 0 when H is known
-	Src    string // the recovery scene's true layer: random or attention
-	Dup    int    // heads of the true layer given a duplicate, 0…H
-	Cancel bool   // a cancelling pair of heads is added to the true layer
-	View   View   // the recovery scene's panel: steps, result, sweep or modes
+	H0     int               // upper bound on H for the learner; 0 when H is known
+	Src    experiment.Source // the recovery scene's true layer: random, or the attention scene's
+	Dup    int               // heads of the true layer given a duplicate, 0…H
+	Cancel bool              // a cancelling pair of heads is added to the true layer
+	View   View              // the recovery scene's panel: steps, result, sweep or modes
 
-	Mode    string   // recovery schedule: a recovery.Mode's name (paper, economy or frugal)
-	Step    int      // recovery step
-	Noise   float64  // relative accuracy of the recovery oracle, 0…0.1
-	Theme   Theme    // auto, light or dark
-	Font    string   // the figures' typeface: serif (Liberation Serif) or lm (Latin Modern)
-	Hide    []string // panels hidden in a presentation link, a subset of Panels in its order
-	Present bool     // presentation mode
-	Embed   bool     // embed mode: the canvas and its essential controls only, for an iframe
-	Tour    int      // step of the scene's guided tour shown, 1…MaxTour; 0 for none
+	Mode    recovery.Mode // recovery schedule (the transformer's phase A too)
+	Step    int           // recovery step
+	Noise   float64       // relative accuracy of the recovery oracle, 0…0.1
+	Theme   Theme         // auto, light or dark
+	Font    Typeface      // the figures' typeface
+	Hide    []string      // panels hidden in a presentation link, a subset of Panels in its order
+	Present bool          // presentation mode
+	Embed   bool          // embed mode: the canvas and its essential controls only, for an iframe
+	Tour    int           // step of the scene's guided tour shown, 1…MaxTour; 0 for none
 
 	// Run, when set, is a recorded run the recovery scene replays: a log
 	// opened from a file, or the run key of a link. A link carries it when
@@ -95,8 +97,8 @@ const maxNotices = 12
 
 // Default returns the state of a page opened without a link.
 func Default() State {
-	s := State{Scene: "attention", H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: "random", K: 3, Units: DefaultUnits,
-		Src: "random", View: "steps", Mode: "paper", Theme: "auto", Font: "serif"}
+	s := State{Scene: Attention, H: 3, D: 2, Seed: 1, N: 6, Heat: 1, M: 3, Keys: experiment.RandomKeys, K: 3, Units: DefaultUnits,
+		Src: experiment.RandomLayer, View: Steps, Mode: recovery.Paper, Theme: Auto, Font: Serif}
 	s.Tok, s.W, s.Val = Defaults(s)
 	s.QBias, s.Const = DefaultBiases(s)
 	s.Q = DefaultQuery(s)
@@ -583,8 +585,9 @@ func (s State) Values() map[string]any {
 }
 
 // Fields returns the schema as plain objects (key, kind, doc, default, min,
-// max, allowed) for the page to build its controls and help from, with the
-// widest range of every key.
+// max, allowed, and for a closed set labels: what a menu shows for each of
+// allowed, in its order) for the page to build its controls and help from,
+// with the widest range of every key.
 func Fields() []map[string]any { return fields(nil) }
 
 // Fields returns the schema as Fields does, with min and max narrowed to
@@ -600,10 +603,17 @@ func fields(s *State) []map[string]any {
 		if s != nil && f.bound != nil {
 			lo, hi, _ = f.bound(s)
 		}
-		out = append(out, map[string]any{
+		m := map[string]any{
 			"key": f.Key, "kind": kinds[f.Kind], "doc": f.Doc, "default": f.Default,
 			"min": lo, "max": hi, "allowed": f.Allowed,
-		})
+		}
+		if f.Kind == Enum {
+			m["labels"] = f.Labels
+			if f.Labels == nil {
+				m["labels"] = f.Allowed
+			}
+		}
+		out = append(out, m)
 	}
 	return out
 }

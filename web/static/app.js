@@ -1,6 +1,6 @@
 // headlab's host page, the entry module: the scenes' panels, the share link
 // in the URL fragment, and window.headlab, the page's test contract
-// (README.md, "The page's test contract"). The numbers and the drawing
+// (README.md, "Links"). The numbers and the drawing
 // live in the canvas iframe (Go compiled to WebAssembly); this page only
 // moves strings between the controls, the URL and the canvas's bridge,
 // window.headlabCanvas. User text is only ever set with textContent or
@@ -51,6 +51,9 @@ function start() {
     state: () => (canvas ? JSON.parse(canvas.state()) : null),
     link: () => (canvas ? canvas.link() : location.hash),
     facts: () => (canvas ? JSON.parse(canvas.facts()) : null),
+    // The link schema, a field per key: its kind, doc, default, the range
+    // that holds in the state (min, max), and allowed values with labels.
+    fields: () => (canvas ? JSON.parse(canvas.fields()) : null),
     open: (link) => {
       if (!canvas) throw new Error("headlab: the canvas is not loaded yet");
       showLanding(false);
@@ -458,7 +461,7 @@ function start() {
   // ---- start-up ----
   // The API a scene's module builds its panel with.
   const api = {
-    ...controls({ set, state: () => state, facts: () => headlab.facts() }),
+    ...controls({ set, state: () => state, facts: () => headlab.facts(), field: (key) => fields[key] }),
     field: (key) => fields[key],
     set,
     state: () => state,
@@ -512,7 +515,7 @@ function start() {
   applyTheme();
   buildSwitcher();
   for (const [key, scene] of scenes) scene.build($("panel-" + key), api);
-  exportPanel($("export"), figs);
+  exportPanel($("export"), figs, (key) => fields && fields[key]);
   $("theme").addEventListener("change", (e) => set("theme", e.target.value));
   $("copy-link").addEventListener("click", copyLink);
   $("notices-close").addEventListener("click", () => ($("notices").hidden = true));

@@ -63,12 +63,10 @@ export function atoms() {
     const m = numberField("atoms each", "m", "m");
     els.H = H.input;
     els.m = m.input;
-    els.keys = el("select", { id: "atoms-keys", name: "keys" });
-    els.keys.append(new Option("random keys", "random"), new Option("shared keys", "shared"));
-    els.keys.addEventListener("change", () => api.set("keys", els.keys.value));
+    els.keys = api.choice("atoms-", "keys");
     els.general = el("div", { class: "atoms-general", id: "atoms-general" });
     const general = el("fieldset", null, el("legend", { text: "General fusion" }),
-      el("div", { class: "hideable-controls atoms-general-controls" }, H.lab, " ", m.lab, " ", el("label", null, "Keys ", els.keys)), els.general);
+      el("div", { class: "hideable-controls atoms-general-controls" }, H.lab, " ", m.lab, " ", el("label", null, "Keys ", els.keys.select)), els.general);
 
     // Fewer atoms.
     const k = numberField("Fit up to", "k");
@@ -140,7 +138,7 @@ export function atoms() {
   function sync(state, f) {
     if (!els || !f) return;
     for (const key of ["d", "seed", "H", "m", "k"]) setIfIdle(els[key], state[key]);
-    els.keys.value = state.keys;
+    els.keys.sync(state.keys);
     const maxD = api.field("d").max; // the scene's widest d (the curve goes on from counts)
     els.dRange.max = String(maxD);
     setIfIdle(els.dRange, state.d);

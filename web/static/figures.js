@@ -7,7 +7,7 @@
 //
 // figures.figure(fmt, opts) returns a Promise of the current view's
 // figure: a string for "svg" and "tex" (the text, byte for byte what
-// `go run ./web/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
+// `go run ./plots/cmd/figures -link LINK` writes), a Uint8Array for "pdf",
 // "png" and "csv" (a zip of the figure's tables, one CSV each). opts may set
 // dpi (150, 300, 600), size (a preset of PRESETS or a width such as
 // "4.5in"), font (points), typeface ("serif" | "lm"; default the link's font
@@ -141,8 +141,9 @@ function download(name, blob) {
 }
 
 // exportPanel builds the Export panel in root, making figures with figs
-// (a figures() maker).
-export function exportPanel(root, figs) {
+// (a figures() maker); field(key) is a link key's schema, which names the
+// typefaces (the font key's allowed values and labels).
+export function exportPanel(root, figs, field) {
   const format = el("select", { id: "export-format", name: "format" },
     el("option", { value: "svg", textContent: "SVG" }),
     el("option", { value: "pdf", textContent: "PDF" }),
@@ -156,9 +157,7 @@ export function exportPanel(root, figs) {
   const size = el("select", { id: "export-size", name: "size" },
     ...PRESETS.map(([value, doc]) => el("option", { value, textContent: doc })));
   const typeface = el("select", { id: "export-typeface", name: "typeface" },
-    el("option", { value: "", textContent: "as the link says" }),
-    el("option", { value: "serif", textContent: "Liberation Serif (Times)" }),
-    el("option", { value: "lm", textContent: "Latin Modern (LaTeX)" }));
+    el("option", { value: "", textContent: "as the link says" }));
   const font = el("input", { id: "export-font", name: "font", type: "number", min: "5", max: "14", step: "0.5", value: "8" });
   const go = el("button", { type: "button", id: "export-download", textContent: "Download" });
   const data = el("button", { type: "button", id: "export-csv", textContent: "Data (CSV)" });
@@ -178,7 +177,12 @@ export function exportPanel(root, figs) {
   root.append(details);
   // The worker starts when the panel is first opened, so a download is
   // quick; the page's start-up never fetches it.
-  details.addEventListener("toggle", () => { if (details.open) figs.start(); });
+  details.addEventListener("toggle", () => {
+    if (!details.open) return;
+    figs.start();
+    const f = field("font");
+    if (f && typeface.options.length === 1) f.allowed.forEach((val, i) => typeface.append(new Option(f.labels[i], val)));
+  });
   format.addEventListener("change", () => { dpi.disabled = format.value !== "png"; });
   const opts = () => ({ dpi: Number(dpi.value), size: size.value, font: Number(font.value) || 8, typeface: typeface.value });
   const busy = (on, msg) => {

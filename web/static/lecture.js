@@ -6,7 +6,7 @@
 
 const $ = (id) => document.getElementById(id);
 
-// The keys the help dialog lists, as onKey below and the scenes' own key
+// The keys the help dialog lists, as key below and the scenes' own key
 // handlers take them.
 const SHORTCUTS = [
   ["← →", "previous / next step (recovery, transformer), or of the tour"],

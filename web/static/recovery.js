@@ -61,9 +61,7 @@ export function recovery() {
     els.seed = seed.input;
     const newSeed = el("button", { type: "button", text: "New seed", id: "rec-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
-    els.mode = el("select", { id: "rec-mode", name: "mode" });
-    els.mode.append(new Option("the paper's schedule", "paper"), new Option("economy (value fingerprints)", "economy"), new Option("frugal (poles only)", "frugal"));
-    els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
+    els.mode = api.choice("rec-", "mode");
     els.noise = el("select", { id: "rec-noise", name: "noise" });
     for (const n of NOISE) els.noise.append(new Option(n === "0" ? "exact" : n.replace("-", "−"), n));
     els.noise.addEventListener("change", () => api.set("noise", els.noise.value));
@@ -77,16 +75,14 @@ export function recovery() {
     els.H0.addEventListener("change", () => api.set("H0", els.H0.value));
     const setup = el("fieldset", null, el("legend", { text: "Set-up" }),
       H.lab, d.lab, seed.lab, newSeed,
-      el("label", null, "Mode ", els.mode),
+      el("label", null, "Mode ", els.mode.select),
       el("label", null, "Oracle accuracy ", v("ε"), " ", els.noise),
       el("label", null, "Precision ", els.prec),
       el("label", null, els.known, " ", v("H"), " known"),
       el("label", null, "else at most ", v("H", "0"), " ", els.H0));
 
     // The true layer.
-    els.src = el("select", { id: "rec-src", name: "src" });
-    els.src.append(new Option("random from the seed", "random"), new Option("the Attention scene's layer", "attention"));
-    els.src.addEventListener("change", () => api.set("src", els.src.value));
+    els.src = api.choice("rec-", "src");
     els.dup = el("button", { type: "button", text: "Duplicate a head", id: "rec-dup" });
     els.dup.addEventListener("click", () => api.set("dup", Math.min(state.H, state.dup + 1)));
     els.cancel = el("button", { type: "button", text: "Add a cancelling pair", id: "rec-cancel" });
@@ -98,7 +94,7 @@ export function recovery() {
     });
     els.layerText = el("p", { class: "hint", id: "rec-layer" });
     const layer = el("fieldset", null, el("legend", { text: "True layer" }),
-      el("label", null, "Source ", els.src), els.dup, els.cancel, els.plain, els.layerText);
+      el("label", null, "Source ", els.src.select), els.dup, els.cancel, els.plain, els.layerText);
 
     const form = el("form", { class: "controls hideable-controls", autocomplete: "off" }, stepper, setup, layer);
     form.addEventListener("submit", (e) => e.preventDefault());
@@ -115,7 +111,7 @@ export function recovery() {
     state = s;
     facts = f;
     for (const key of ["H", "d", "seed"]) setIfIdle(els[key], s[key]);
-    els.mode.value = s.mode;
+    els.mode.sync(s.mode);
     const n = NOISE.find((x) => Number(x) === s.noise);
     if (n === undefined) {
       const o = new Option(String(s.noise), String(s.noise));
@@ -130,7 +126,7 @@ export function recovery() {
     els.H0.disabled = s.H0 === 0;
     els.H0.min = String(s.H);
     setIfIdle(els.H0, s.H0 === 0 ? s.H : s.H0);
-    els.src.value = s.src;
+    els.src.sync(s.src);
     els.dup.disabled = s.dup >= s.H;
     els.cancel.setAttribute("aria-pressed", s.cancel ? "true" : "false");
     els.cancel.textContent = s.cancel ? "Remove the cancelling pair" : "Add a cancelling pair";

@@ -54,9 +54,7 @@ export function transformer() {
     Object.assign(els, { H: H.input, d: d.input, m: m.input, K: K.input, seed: seed.input });
     const newSeed = el("button", { type: "button", text: "New seed", id: "tf-new-seed" });
     newSeed.addEventListener("click", () => api.set("seed", Math.floor(Math.random() * 1e6)));
-    els.mode = el("select", { id: "tf-mode", name: "mode" });
-    els.mode.append(new Option("paper", "paper"), new Option("economy", "economy"), new Option("frugal", "frugal"));
-    els.mode.addEventListener("change", () => api.set("mode", els.mode.value));
+    els.mode = api.choice("tf-", "mode");
     els.resid = el("input", { type: "checkbox", id: "tf-resid" });
     els.resid.addEventListener("change", () => api.set("resid", els.resid.checked ? "1" : "0"));
     els.readout = el("input", { type: "checkbox", id: "tf-readout" });
@@ -66,7 +64,7 @@ export function transformer() {
     els.prec.addEventListener("change", () => api.set("prec", els.prec.value));
     const setup = el("fieldset", null, el("legend", { text: "Set-up" }),
       H.lab, d.lab, m.lab, K.lab, seed.lab, newSeed,
-      el("label", null, "Phase A schedule ", els.mode),
+      el("label", null, "Phase A schedule ", els.mode.select),
       el("label", null, els.resid, " residual ", v("y"), " + ", v("x", "N"), " (", v("m"), " = ", v("d"), ")"),
       el("label", null, els.readout, " linear readout + ", v("w"), "ᵀ", v("y")),
       el("label", null, "Precision, bits ", els.prec));
@@ -86,7 +84,7 @@ export function transformer() {
     facts = f;
     for (const k of ["H", "d", "m", "K", "seed"]) setIfIdle(els[k], s[k]);
     els.m.disabled = s.resid;
-    els.mode.value = s.mode;
+    els.mode.sync(s.mode);
     els.resid.checked = s.resid;
     els.readout.checked = s.readout;
     const p = PRECS.find(([val]) => Number(val) === s.prec);

@@ -1,8 +1,9 @@
 // The widgets every scene's panel is built from, written once. The plain
 // helpers (el, v, setIfIdle, setText, sci, row) need nothing but the
 // document; controls(page) builds the ones that read and set the state
-// (a number field, the step controls, the view buttons; page gives set,
-// state and facts, the canvas's facts now). User text is only ever set
+// (a number field, a menu of a closed set, the step controls, the view
+// buttons; page gives set, state, facts, the canvas's facts now, and
+// field, a link key's schema). User text is only ever set
 // with textContent, never parsed as HTML.
 
 // el builds an element: props set properties or attributes ("class",
@@ -64,6 +65,26 @@ export function controls(page) {
     if (variable) lab.append(v(variable), " ");
     lab.append(input);
     return { lab, input };
+  }
+
+  // choice builds a menu for the link key key, one of a closed set, with
+  // the id prefix+key. Its values and their labels are the link schema's
+  // (page.field(key): allowed, labels), read at the first sync, when the
+  // canvas has answered; sync(value) shows the state's value. A change
+  // sets the key.
+  function choice(prefix, key) {
+    const select = el("select", { id: prefix + key, name: key });
+    select.addEventListener("change", () => page.set(key, select.value));
+    return {
+      select,
+      sync(value) {
+        if (select.options.length === 0) {
+          const f = page.field(key);
+          f.allowed.forEach((val, i) => select.append(new Option(f.labels[i], val)));
+        }
+        select.value = value;
+      },
+    };
   }
 
   // stepper builds the step controls of a scene that replays a run (the
@@ -173,5 +194,5 @@ export function controls(page) {
     };
   }
 
-  return { numberField, stepper, viewPicker };
+  return { numberField, choice, stepper, viewPicker };
 }

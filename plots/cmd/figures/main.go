@@ -12,9 +12,9 @@
 // Flags: -format svg|pdf|png|tex|csv (default: from -o's extension, else
 // svg), -dpi 150|300|600 (PNG), -size PRESET or a width such as 4.5in (see
 // -h for the presets), -font serif|lm (Liberation Serif or Latin Modern;
-// default: the link's font key), -fontsize POINTS (a number given to -font
-// is taken as the size, as it used to be). Without -o the figure goes to
-// standard output.
+// default: the link's font key), -fontsize POINTS (-font also takes a
+// number, read as -fontsize, so that scripts that give the size there
+// keep working). Without -o the figure goes to standard output.
 //
 // CSV is tidy: one table per file. A figure with one table writes it to
 // -o; a figure with several writes one file per table beside -o, named
@@ -99,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	o := plots.Options{Format: plots.Format(strings.ToLower(*format)), DPI: *dpi, Size: plots.Size(*size), FontSize: *fontSize}
 	if v, err := strconv.ParseFloat(*font, 64); err == nil {
-		o.FontSize = v // -font POINTS, as it was before -fontsize
+		o.FontSize = v // -font POINTS: the size, as -fontsize
 	} else {
 		o.Font = plots.Typeface(*font)
 	}
