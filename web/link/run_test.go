@@ -53,7 +53,7 @@ func TestRunLink(t *testing.T) {
 		if len(notes) > 0 || got.Run == nil || got.Run.Link != run.Link || got.Run.Hash != run.Hash || got.Run.Name != run.Name {
 			t.Fatalf("parsed %.80s: notes %v, run %+v", frag, notes, got.Run)
 		}
-		if got.H != 2 || got.D != 3 || got.Mode != "economy" || got.Seed != 7 || got.View != Result || got.Scene != Recovery {
+		if got.H != 2 || got.D != 3 || got.Mode != recovery.Economy || got.Seed != 7 || got.View != Result || got.Scene != Recovery {
 			t.Fatalf("parsed: H %d d %d mode %s seed %d view %s scene %s", got.H, got.D, got.Mode, got.Seed, got.View, got.Scene)
 		}
 		if got.Link() != l {
