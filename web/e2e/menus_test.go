@@ -12,7 +12,8 @@ import (
 // and Transformer, the true layer's source, the general-fusion keys) offer
 // exactly the values and labels of the link schema (headlab.fields()), in
 // its order; choosing one sets the link key; a link naming a value outside
-// the set opens with a notice on that key and the default chosen.
+// the set opens with a notice on that key and the default chosen. The
+// Export panel's typefaces are the font key's.
 func TestMenus(t *testing.T) {
 	tb := newTab(t)
 	for _, c := range []struct {
@@ -60,4 +61,25 @@ func TestMenus(t *testing.T) {
 			tb.noProblems(c.id)
 		})
 	}
+	// The Export panel's typefaces: "as the link says", then the font
+	// key's, filled when the panel first opens.
+	t.Run("export-typeface", func(t *testing.T) {
+		tb := tb.in(t)
+		tb.load(h.base + "#v=1&scene=atoms&d=3")
+		eval[bool](tb, `(document.querySelector(".export-details").open = true)`)
+		tb.waitFor("the typefaces", `document.getElementById("export-typeface").options.length > 1`)
+		menu := eval[[][2]string](tb, `[...document.getElementById("export-typeface").options].map((o) => [o.value, o.text])`)
+		f := eval[struct {
+			Allowed []string `json:"allowed"`
+			Labels  []string `json:"labels"`
+		}](tb, `headlab.fields().find((f) => f.key === "font")`)
+		want := [][2]string{{"", "as the link says"}}
+		for i, v := range f.Allowed {
+			want = append(want, [2]string{v, f.Labels[i]})
+		}
+		if len(f.Allowed) < 2 || !slices.Equal(menu, want) {
+			t.Errorf("#export-typeface offers %q, want %q", menu, want)
+		}
+		tb.noProblems("the Export panel")
+	})
 }
