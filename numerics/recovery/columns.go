@@ -252,87 +252,93 @@ func (l *learner) markRough(se, p, rr, n, y []float64) {
 	}
 }
 
-// column learns column j of every P_h (W_h z_j) from the RFs on z_j:
-// each RF is labelled by the known values (frugal mode asks its
-// measurements here, see labelFrugal), economy and frugal mode fall back
-// to a link RF(z_j, u_i+u_k) for a measurement they cannot label, the labelled
-// log-poles give P_h[·][j] by least squares, and a fit of the column to
-// all its samples polishes them.
-func (l *learner) column(t theta, j int) error {
-	hc, d := t.H, l.d
-	var good []resolved
-	var bad []int
-	var why []error
-	done := make([]bool, d) // measurement M_ij labelled, every head located
-	label := func(k int, p, sigma []float64, err error) {
-		if err != nil {
-			bad, why = append(bad, k), append(why, err)
-			return
-		}
-		good = append(good, resolved{k, p, sigma})
-		if rf := l.res.Trace.RFs[k]; rf.Kind == Measurement && located(sigma) {
-			done[rf.I] = true
+// columnLabels is what the RFs on one z_j say of the heads: those
+// labelled (good), those left unresolved with the reason (bad, why), and
+// the rows whose measurement is labelled with every head located (done).
+type columnLabels struct {
+	good []resolved
+	bad  []int
+	why  []error
+	done []bool
+}
+
+func newColumnLabels(d int) *columnLabels {
+	return &columnLabels{done: make([]bool, d)}
+}
+
+// add records what labelling RF k gave: p̂_h and their standard errors,
+// or the error that left it unresolved.
+func (c *columnLabels) add(l *learner, k int, p, sigma []float64, err error) {
+	if err != nil {
+		c.bad, c.why = append(c.bad, k), append(c.why, err)
+		return
+	}
+	c.good = append(c.good, resolved{k, p, sigma})
+	if rf := l.res.Trace.RFs[k]; rf.Kind == Measurement && located(sigma) {
+		c.done[rf.I] = true
+	}
+}
+
+// labelKnownColumn labels every RF on z_j asked so far by the known
+// values (labelKnown).
+func (l *learner) labelKnownColumn(t theta, j int) *columnLabels {
+	c := newColumnLabels(l.d)
+	for _, k := range l.cols[j] {
+		p, sigma, err := l.labelKnown(k, t)
+		c.add(l, k, p, sigma, err)
+	}
+	return c
+}
+
+// linkUnresolved gives every measurement on z_j that is unresolved, or
+// that locates some head too poorly, a link RF(z_j, u_i+u_k) to a row k
+// that is resolved, and labels the link (MATH.md §3.4): economy's and
+// frugal's fallback.
+func (l *learner) linkUnresolved(t theta, j int, c *columnLabels) error {
+	var need []int
+	var needWhy []error
+	for bi, k := range c.bad {
+		if l.res.Trace.RFs[k].Kind == Measurement {
+			need, needWhy = append(need, k), append(needWhy, c.why[bi])
 		}
 	}
-	if l.opt.Mode == Frugal {
-		// Each measurement is asked and solved before the next, so that
-		// its extra samples, if any, follow its first ones.
-		for i := 0; i < d; i++ {
-			k, err := l.frugalMeasure(i, j, hc)
-			if err != nil {
+	for _, g := range c.good {
+		if rf := l.res.Trace.RFs[g.rf]; rf.Kind == Measurement && !located(g.sigma) {
+			need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head is located only roughly (coincident poles, or a standard error of its log-pole above %g)", crowdedError))
+		}
+	}
+	for ni, k := range need {
+		rf := l.res.Trace.RFs[k]
+		i := rf.I
+		partner := l.partner(t, i, c.done)
+		if partner < 0 {
+			return l.fail(k, "cannot locate its heads and no resolved measurement to link it to", needWhy[ni])
+		}
+		lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
+		l.cols[j] = append(l.cols[j], lk)
+		l.planned += 2 * l.h0
+		for n := 1; n <= 2*l.h0; n++ {
+			if err := l.ask(lk, n); err != nil {
 				return err
 			}
-			p, sigma, err := l.labelFrugal(k, j, t)
-			var oe *Error
-			if errors.As(err, &oe) {
-				return err // the oracle failed
-			}
-			label(k, p, sigma, err)
 		}
-	} else {
-		for _, k := range l.cols[j] {
-			p, sigma, err := l.labelKnown(k, t)
-			label(k, p, sigma, err)
-		}
+		p, sigma, err := l.labelKnown(lk, t)
+		c.add(l, lk, p, sigma, err)
 	}
-	if l.opt.Mode != Paper {
-		// A measurement that is unresolved, or that locates some head too
-		// poorly, gets a link to a row that is resolved (MATH.md §3.4).
-		var need []int
-		var needWhy []error
-		for bi, k := range bad {
-			if l.res.Trace.RFs[k].Kind == Measurement {
-				need, needWhy = append(need, k), append(needWhy, why[bi])
-			}
-		}
-		for _, g := range good {
-			if rf := l.res.Trace.RFs[g.rf]; rf.Kind == Measurement && !located(g.sigma) {
-				need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head is located only roughly (coincident poles, or a standard error of its log-pole above %g)", crowdedError))
-			}
-		}
-		for ni, k := range need {
-			rf := l.res.Trace.RFs[k]
-			i := rf.I
-			partner := l.partner(t, i, done)
-			if partner < 0 {
-				return l.fail(k, "cannot locate its heads and no resolved measurement to link it to", needWhy[ni])
-			}
-			lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
-			l.cols[j] = append(l.cols[j], lk)
-			l.planned += 2 * l.h0
-			for n := 1; n <= 2*l.h0; n++ {
-				if err := l.ask(lk, n); err != nil {
-					return err
-				}
-			}
-			p, sigma, err := l.labelKnown(lk, t)
-			if err != nil {
-				bad, why = append(bad, lk), append(why, err)
-				continue
-			}
-			good = append(good, resolved{lk, p, sigma})
-		}
+	return nil
+}
+
+// column learns column j of every P_h (W_h z_j) from the RFs on z_j:
+// each RF is labelled as the schedule labels them (floatColumn), the
+// labelled log-poles give P_h[·][j] by least squares, and a fit of the
+// column to all its samples polishes them.
+func (l *learner) column(t theta, j int) error {
+	hc, d := t.H, l.d
+	c, err := l.sched.floatColumn(l, t, j)
+	if err != nil {
+		return err
 	}
+	good, bad, why := c.good, c.bad, c.why
 	if len(good) == 0 {
 		return l.fail(bad[0], fmt.Sprintf("no RF on %s could be labelled", l.columnName(j)), why[0])
 	}

@@ -56,7 +56,7 @@ func learn(o source, opt Options, pause func(*learner), workers int) (Result, er
 	if pause == nil {
 		l.workers = workers
 	}
-	if err := l.schedule(); err != nil {
+	if err := l.askFixed(); err != nil {
 		return l.res, err
 	}
 	if l.x != nil {
@@ -81,7 +81,7 @@ func (l *learner) learnFloat() (Result, error) {
 		return l.finish(t, &fitStats{chi2: chi2, rows: len(sv.rows)}, nil)
 	}
 	l.stage = stageColumns
-	l.frugalPlanned(t.H)
+	l.sched.replan(l, t.H)
 	order := make([]int, 0, l.ncols)
 	if l.ncols > l.d {
 		order = append(order, l.d) // Q first: the paper's links on z_1 + z_j use it

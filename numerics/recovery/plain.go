@@ -209,7 +209,7 @@ func (l *learner) learnPlain() (Result, error) {
 		x.R[h] = make([]*big.Float, d)
 	}
 	if hc > 0 {
-		l.frugalPlanned(hc)
+		l.sched.replan(l, hc)
 		if err := l.plainColumnOne(hc); err != nil {
 			return l.res, err
 		}
@@ -384,10 +384,13 @@ func (l *learner) plainColumn(hc, j int) error {
 	if rs == 0 {
 		rs = 1
 	}
-	if l.opt.Mode == Frugal {
-		return l.plainFrugalColumn(hc, j, rs)
-	}
-	// Measurements first: a link's check needs the measurements' values.
+	return l.sched.bigColumn(l, hc, j, rs)
+}
+
+// plainKnownColumn fits and labels every RF on z_j by the known values
+// (plainKnown): paper's and economy's column in extended precision. The
+// measurements go first: a link's check needs the measurements' values.
+func (l *learner) plainKnownColumn(hc, j int, rs float64) error {
 	for pass := 0; pass < 2; pass++ {
 		for _, k := range l.cols[j] {
 			rf := &l.res.Trace.RFs[k]

@@ -1,0 +1,895 @@
+package recovery
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"headlab/numerics/internal/parallel"
+	"headlab/numerics/internal/poles"
+	"headlab/numerics/internal/stopping"
+	"headlab/numerics/internal/xmath"
+	"headlab/numerics/rational"
+)
+
+// Frugal mode (MATH.md §3.4, "frugal"): after column one every head's
+// values r_h = c·v_h·u are known, and so are an RF's constant C = V·a and
+// F(0) = V·z. A later measurement
+//
+//	F(n) = F(0) − Σ_h r_h·n/(n + ρ_h)
+//
+// then has only its H poles ρ_h = exp p_h unknown, each tied to its head
+// by the known r_h: H + 1 samples n = 1…H+1 decide them wherever they are
+// unique (with H samples two labelled solutions are common). The poles
+// are found by a multi-start fit of the H log-poles from starting points
+// drawn around the values the head's known entries of P_h take; the run
+// accepts them only when the best fit explains the samples and no distinct
+// fit comes close (decided). Otherwise the measurement gets the sample
+// n = H+2, then economy's samples up to n = 2H and economy's labelling
+// (with its links); decided poles that locate a head only roughly get
+// economy's link at once: more queries, counted in Result.Fallbacks, never
+// a guess. (Extended precision's ladder, frugal_big.go and frugal_line.go,
+// may stop at n = 2H − 2 or 2H − 1.)
+
+// frugalSolution is the largest χ² per sample, under the noise model,
+// of a fit that counts as explaining a frugal measurement's samples:
+// evaluating the model rounds too (terms larger than the answer cancel),
+// so the limit is generous; a rival labelling must in addition fit
+// ambiguity times worse than the best (decided).
+const frugalSolution = 1e6
+
+// frugalStarts returns the number of starting points of a frugal pole
+// search for hc heads.
+func frugalStarts(hc int) int { return 32 + 32*hc }
+
+// poleSamples are the samples of one frugal measurement with its known
+// terms: y(n) = f0 − Σ_h r[h]·n/(n + exp p_h).
+type poleSamples struct {
+	n, y, sigma []float64
+	f0          float64
+	r           []float64
+}
+
+// problem returns the weighted least-squares problem of the log-poles,
+// with buffers of its own.
+func (q poleSamples) problem(tick func()) lsq {
+	hc := len(q.r)
+	rho := make([]float64, hc)
+	rhos := func(p []float64) {
+		for h := range rho {
+			rho[h] = xmath.Exp(p[h])
+		}
+	}
+	u := make([]float64, len(q.n))
+	for i := range u {
+		u[i] = stopping.Rounding(q.y[i], q.sigma[i])
+	}
+	return lsq{m: len(q.n), n: hc, u: u,
+		resid: func(p, e []float64) {
+			tick()
+			rhos(p)
+			for i, n := range q.n {
+				y := q.f0
+				for h := 0; h < hc; h++ {
+					y -= q.r[h] * n / (n + rho[h])
+				}
+				e[i] = (y - q.y[i]) / q.sigma[i]
+			}
+		},
+		jac: func(p, j []float64) {
+			rhos(p)
+			for i, n := range q.n {
+				ji := j[i*hc : (i+1)*hc]
+				for h := range ji {
+					den := n + rho[h]
+					ji[h] = q.r[h] * n * rho[h] / (den * den) / q.sigma[i]
+				}
+			}
+		},
+	}
+}
+
+// samePoles reports whether two sets of log-poles agree to 1e-6.
+func samePoles(a, b []float64) bool {
+	for h := range a {
+		if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
+			return false
+		}
+	}
+	return true
+}
+
+// poleStarts returns the starting log-poles of a frugal search: the
+// centre of every head's range first, then draws around it (seeded by
+// the run's seed and the RF), and the extra starts given.
+func (l *learner) poleStarts(k int, mu, width []float64, extra [][]float64) [][]float64 {
+	hc := len(mu)
+	rng := rand.New(rand.NewPCG(l.opt.Seed, 0x66727567616c0000|uint64(k))) // "frugal"
+	starts := [][]float64{append([]float64(nil), mu...)}
+	starts = append(starts, extra...)
+	for len(starts) < frugalStarts(hc)+len(extra) {
+		p := make([]float64, hc)
+		for h := range p {
+			p[h] = mu[h] + float64(width[h]*rng.NormFloat64())
+		}
+		starts = append(starts, p)
+	}
+	return starts
+}
+
+// poleRange returns, per head, the mean and a search width of the log-
+// poles the heads show in the columns of P_h learned so far.
+func poleRange(t theta, cols int) (mu, width []float64) {
+	hc, d := t.H, t.d
+	mu, width = make([]float64, hc), make([]float64, hc)
+	for h := 0; h < hc; h++ {
+		var s, ss float64
+		n := 0
+		for a := 0; a < d; a++ {
+			for b := 0; b < cols; b++ {
+				p := t.P(h, a, b)
+				s += p
+				ss += float64(p * p)
+				n++
+			}
+		}
+		m := s / float64(n)
+		v := ss/float64(n) - float64(m*m)
+		mu[h] = m
+		width[h] = 1.5 * math.Max(math.Sqrt(math.Max(v, 0)), 0.5)
+	}
+	return mu, width
+}
+
+// searchPoles fits the log-poles of q from every start, and again from
+// the first scannedStarts first moved by coordinate scans (scanPoles), and returns
+// all the fits as a labelling (best and best distinct rival). lo…hi is
+// the range the scans search.
+func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	return l.scannedPoles(q, starts, lo, hi).merge(l.plainPoles(q, starts), samePoles)
+}
+
+// plainPoles fits the log-poles of q from every start as it is.
+func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
+	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// scannedPoles fits the log-poles of q from the first scannedStarts
+// starts, each first moved by coordinate scans over lo…hi.
+func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	return l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), scannedStarts)])
+}
+
+// fitScanned moves every start by coordinate scans on gr and fits the
+// log-poles of q from it. Scans from different starts often end on the
+// same grid point: each distinct scanned point is fitted once, and its
+// fit stands for every start that reached it (the same fits as one fit
+// per start, bit for bit).
+func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
+	return l.fitMoved(q, starts, gr.scanPoles)
+}
+
+// fitMoved moves every start by move and fits the log-poles of q from
+// it, each distinct moved point once (as fitScanned).
+func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) labelling {
+	var uniq [][]float64
+	at := make([]int, len(starts))
+	for i, s := range starts {
+		p := move(s)
+		at[i] = -1
+		for u, v := range uniq {
+			if slices.Equal(p, v) {
+				at[i] = u
+				break
+			}
+		}
+		if at[i] < 0 {
+			at[i] = len(uniq)
+			uniq = append(uniq, p)
+		}
+	}
+	lb := l.chooseStarts(uniq, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
+	for i, u := range at {
+		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
+	}
+	return pick(xs, cs, samePoles)
+}
+
+// quickStarts is how many starts the quick search takes.
+const quickStarts = 8
+
+// quickPoles is the first, cheap search: the first quickStarts starts
+// moved by coordinate scans, fitted, and the transpositions of the best
+// fit (the rivals two heads with close values make) fitted too. Where it
+// decides, the poles are accepted; else the full search runs.
+func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
+	if lb.x == nil {
+		return lb
+	}
+	var swaps [][]float64
+	for a := range lb.x {
+		for b := a + 1; b < len(lb.x); b++ {
+			p := append([]float64(nil), lb.x...)
+			p[a], p[b] = p[b], p[a]
+			swaps = append(swaps, p)
+		}
+	}
+	if len(swaps) == 0 {
+		return lb
+	}
+	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+}
+
+// The deflated search, for eliminatedHeads < H ≤ deflatedHeads: H −
+// eliminatedHeads heads' poles held (every choice of them) at every
+// combination of deflatedOffsets widths from their ranges' centres, the
+// other eliminatedHeads solved by elimination from the first
+// eliminatedHeads + 1 samples less the held heads' terms
+// (numerics/internal/poles, microseconds each), and the deflatedKeep of
+// these starts that fit all the samples best fitted. Where the quick
+// search's fits wander off (a pole running to 0, or two merging), these
+// starts are near the truth: at (4, 4) with 192 bits the homotopy is left
+// a fifth of the measurements instead of over half, and at (5, 4) with
+// 256 bits (no homotopy) 62 of 120 fall back instead of 99. H = 4 holds
+// one head at 3 points (12 eliminations), H = 5 two at 3 × 3 (90).
+const deflatedHeads = eliminatedHeads + 2
+
+var deflatedOffsets = [...]float64{-0.5, 0, 0.5}
+
+const deflatedKeep = 8
+
+// deflatedPoles fits the log-poles of q from the deflated search's starts
+// (mu and width: the heads' ranges, poleRange); no fit where the deflated
+// search does not take q's number of heads.
+func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
+	starts := deflatedStarts(q, mu, width, l.workers)
+	if len(starts) == 0 {
+		return noFit
+	}
+	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// deflatedStarts returns the deflated search's starts for q, best fit
+// first. The eliminations are independent, so they run on up to workers
+// goroutines; each one's starts go into its own slot and are gathered in
+// the eliminations' order, so the result is the same bits for any number.
+func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64 {
+	hc := len(q.r)
+	held := hc - eliminatedHeads
+	if held < 1 || hc > deflatedHeads || len(q.n) < hc+1 {
+		return nil
+	}
+	m := eliminatedHeads + 1 // the samples the elimination takes
+	w := q.weights(m)
+	type start struct {
+		p   []float64
+		chi float64
+	}
+	// One elimination per choice of held heads and of their offsets.
+	type item struct{ held, free, off []int }
+	var items []item
+	for _, g := range subsets(hc, held) {
+		var free []int
+		for h := 0; h < hc; h++ {
+			if !slices.Contains(g, h) {
+				free = append(free, h)
+			}
+		}
+		for _, off := range tuples(len(deflatedOffsets), held) {
+			items = append(items, item{g, free, off})
+		}
+	}
+	found := make([][]start, len(items))
+	parallel.Each(len(items), min(workers, len(items)/minEliminationsPerWorker), func() func(int) {
+		prob := q.problem(func() {})
+		e := make([]float64, prob.m)
+		r := make([]float64, eliminatedHeads)
+		v := make([]float64, m)
+		hold := make([]float64, hc) // the held heads' log-poles
+		return func(i int) {
+			it := items[i]
+			for k, h := range it.free {
+				r[k] = q.r[h]
+			}
+			copy(v, w)
+			for k, h := range it.held {
+				hold[h] = mu[h] + float64(deflatedOffsets[it.off[k]]*width[h])
+				rho := xmath.Exp(hold[h])
+				for s := range v {
+					v[s] -= q.r[h] / (q.n[s] + rho)
+				}
+			}
+			res, err := poles.Solve(r, q.n[:m], v, 1)
+			if err != nil {
+				return
+			}
+			for _, sol := range res.Solutions {
+				lp, ok := logPoles(sol)
+				if !ok {
+					continue
+				}
+				p := make([]float64, hc)
+				for _, h := range it.held {
+					p[h] = hold[h]
+				}
+				for k, h := range it.free {
+					p[h] = lp[k]
+				}
+				prob.resid(p, e)
+				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
+					found[i] = append(found[i], start{p, chi})
+				}
+			}
+		}
+	})
+	starts := slices.Concat(found...)
+	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.chi, b.chi) })
+	var out [][]float64
+	for _, s := range starts[:min(len(starts), deflatedKeep)] {
+		out = appendDistinct(out, s.p)
+	}
+	return out
+}
+
+// minEliminationsPerWorker is the fewest deflated eliminations worth a
+// goroutine of their own (some 20 µs each).
+const minEliminationsPerWorker = 8
+
+// subsets returns every k-element subset of 0…n−1, each increasing, in
+// lexicographic order.
+func subsets(n, k int) [][]int {
+	var out [][]int
+	var walk func(from int, s []int)
+	walk = func(from int, s []int) {
+		if len(s) == k {
+			out = append(out, slices.Clone(s))
+			return
+		}
+		for i := from; i < n; i++ {
+			walk(i+1, append(s, i))
+		}
+	}
+	walk(0, nil)
+	return out
+}
+
+// tuples returns every k-tuple over 0…n−1, in lexicographic order.
+func tuples(n, k int) [][]int {
+	out := [][]int{nil}
+	for range k {
+		var next [][]int
+		for _, t := range out {
+			for i := 0; i < n; i++ {
+				next = append(next, append(slices.Clone(t), i))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// scannedStarts is how many starts of the full search are also moved by
+// coordinate scans before their fit.
+const scannedStarts = 24
+
+// Coordinate scans: scanSweeps passes over the heads, each trying
+// scanPoints log-poles evenly spread over the search range for one head
+// with the others fixed, and keeping the best.
+const (
+	scanSweeps = 3
+	scanPoints = 160
+)
+
+// poleGrid is the grid of a coordinate scan over lo…hi for one frugal
+// measurement: every head's term at every grid point and sample, divided
+// by the sample's noise, computed once and shared (read only) by the
+// scans of every start.
+type poleGrid struct {
+	q    poleSamples
+	lp   []float64   // the grid's log-poles
+	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g]) / σ_i
+}
+
+// grid returns the scan grid of q over lo…hi.
+func (q poleSamples) grid(lo, hi float64) *poleGrid {
+	hc, m := len(q.r), len(q.n)
+	gr := &poleGrid{q: q, lp: make([]float64, scanPoints), term: make([][]float64, hc)}
+	rhos := make([]float64, scanPoints)
+	for g := range rhos {
+		gr.lp[g] = lo + (hi-lo)*float64(g)/float64(scanPoints-1)
+		rhos[g] = xmath.Exp(gr.lp[g])
+	}
+	for h := range gr.term {
+		t := make([]float64, scanPoints*m)
+		for g, rho := range rhos {
+			for i := 0; i < m; i++ {
+				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho) / q.sigma[i]
+			}
+		}
+		gr.term[h] = t
+	}
+	return gr
+}
+
+// scanPoles moves the log-poles p0 by coordinate scans: each head's term
+// is a function of its own pole alone, so one head's best value over a
+// grid costs one pass over the samples per grid point (the scaled
+// residual of the other heads, less the grid's scaled term, stopped once
+// it exceeds the best so far). Fits from a start so moved escape the
+// local minima where two heads' poles sit in each other's place.
+func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
+	q := gr.q
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	// terms[h*m+i]: head h's term at its current pole, sample i.
+	terms := make([]float64, hc*m)
+	set := func(h int) {
+		rho := xmath.Exp(p[h])
+		for i := 0; i < m; i++ {
+			terms[h*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
+		}
+	}
+	for h := 0; h < hc; h++ {
+		set(h)
+	}
+	base := make([]float64, m) // (F(0) − the other heads' terms − y_i)/σ_i
+	for sweep := 0; sweep < scanSweeps; sweep++ {
+		for h := 0; h < hc; h++ {
+			var bestCost float64
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != h {
+						y -= terms[g*m+i]
+					}
+				}
+				base[i] = (y - q.y[i]) / q.sigma[i]
+				e := (y - terms[h*m+i] - q.y[i]) / q.sigma[i]
+				bestCost += float64(e * e)
+			}
+			best := -1
+			th := gr.term[h]
+			for g := range gr.lp {
+				tg := th[g*m : (g+1)*m]
+				var c float64
+				for i, b := range base {
+					e := b - tg[i]
+					c += float64(e * e)
+					if c >= bestCost {
+						break
+					}
+				}
+				if c < bestCost {
+					best, bestCost = g, c
+				}
+			}
+			if best >= 0 {
+				p[h] = gr.lp[best]
+				set(h)
+			}
+		}
+	}
+	return p
+}
+
+// pairPoints is the grid of a pair scan per head (pairPoints² points).
+const pairPoints = 64
+
+// pairScan moves the log-poles p0 by a scan of every pair of heads over
+// the range lo…hi at once (the others fixed), keeping each improvement:
+// it escapes minima that one head at a time cannot leave.
+func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
+	hc, m := len(q.r), len(q.n)
+	p := append([]float64(nil), p0...)
+	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
+	base := make([]float64, m)
+	grid := make([][]float64, hc) // grid[h][g*m+i]: head h's term at grid point g, sample i
+	for h := range grid {
+		grid[h] = make([]float64, pairPoints*m)
+		for g := 0; g < pairPoints; g++ {
+			ph := lo + (hi-lo)*float64(g)/float64(pairPoints-1)
+			for i := 0; i < m; i++ {
+				grid[h][g*m+i] = term(h, i, ph)
+			}
+		}
+	}
+	for a := 0; a < hc; a++ {
+		for b := a + 1; b < hc; b++ {
+			for i := range base {
+				y := q.f0
+				for g := 0; g < hc; g++ {
+					if g != a && g != b {
+						y -= term(g, i, p[g])
+					}
+				}
+				base[i] = y
+			}
+			bestCost := math.Inf(1)
+			ga, gb := -1, -1
+			for x := 0; x < pairPoints; x++ {
+				for y := 0; y < pairPoints; y++ {
+					var ss float64
+					for i := range base {
+						e := (base[i] - grid[a][x*m+i] - grid[b][y*m+i] - q.y[i]) / q.sigma[i]
+						ss += float64(e * e)
+					}
+					if ss < bestCost {
+						bestCost, ga, gb = ss, x, y
+					}
+				}
+			}
+			var cur float64
+			for i := range base {
+				e := (base[i] - term(a, i, p[a]) - term(b, i, p[b]) - q.y[i]) / q.sigma[i]
+				cur += float64(e * e)
+			}
+			if ga >= 0 && bestCost < cur {
+				p[a] = lo + (hi-lo)*float64(ga)/float64(pairPoints-1)
+				p[b] = lo + (hi-lo)*float64(gb)/float64(pairPoints-1)
+			}
+		}
+	}
+	return p
+}
+
+// deepen adds to a search that found no solution the fits from its best
+// few points moved by pair scans (and single scans after them).
+func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
+	idx := lb.byChi2()
+	var starts [][]float64
+	for _, i := range idx {
+		if len(starts) >= 4 {
+			break
+		}
+		starts = appendDistinct(starts, lb.all[i])
+	}
+	// Two heads with nearly equal log-poles make a narrow valley: restart
+	// with the pair spread apart around its mean (as labelKnown does).
+	if lb.x != nil {
+		for a := range lb.x {
+			for b := a + 1; b < len(lb.x); b++ {
+				if math.Abs(lb.x[a]-lb.x[b]) > 0.3 {
+					continue
+				}
+				mid := float64((lb.x[a] + lb.x[b]) / 2)
+				for _, delta := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
+					for _, sgn := range []float64{-1, 1} {
+						p := append([]float64(nil), lb.x...)
+						p[a], p[b] = mid+float64(sgn*delta), mid-float64(sgn*delta)
+						starts = append(starts, p)
+					}
+				}
+			}
+		}
+	}
+	gr := q.grid(lo, hi)
+	more := l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
+	return lb.merge(more, samePoles)
+}
+
+// scanRange returns the range the coordinate scans search: three search
+// widths beyond every head's centre, and at least −7…7.
+func scanRange(mu, width []float64) (lo, hi float64) {
+	lo, hi = -7, 7 // beyond, a pole barely moves samples at n = 1…2H
+	for h := range mu {
+		lo, hi = math.Min(lo, mu[h]-float64(3*width[h])), math.Max(hi, mu[h]+float64(3*width[h]))
+	}
+	return lo, hi
+}
+
+// frugalKnown returns the known terms of RF k: f0 = F(0) = V·z and r_h(u)
+// per head, from the heads' values.
+func (l *learner) frugalKnown(k int, t theta) (f0 float64, rr []float64) {
+	rr = make([]float64, t.H)
+	for h := 0; h < t.H; h++ {
+		_, r, vz := l.headTerms(l.specs[k], t, h)
+		rr[h] = r
+		f0 += vz
+	}
+	return f0, rr
+}
+
+// frugalSamples returns RF k's samples with their noise model.
+func (l *learner) frugalSamples(k int, f0 float64, rr []float64) poleSamples {
+	rf := &l.res.Trace.RFs[k]
+	q := poleSamples{f0: f0, r: rr}
+	for i, n := range rf.N {
+		q.n, q.y, q.sigma = append(q.n, n), append(q.y, rf.F[i]), append(q.sigma, l.sigma(rf.F[i]))
+	}
+	return q
+}
+
+// frugalAccept reports whether a search decided the poles: the best fit
+// explains the samples and every distinct fit is clearly worse.
+func frugalAccept(lb labelling, rows int) bool {
+	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
+}
+
+// firstPoles runs the first rungs of the search for the poles of q, in
+// order, until accept holds: the solutions by elimination (up to
+// eliminatedHeads), and, where solve holds, the deflated search (up to
+// deflatedHeads); the quick search; and, where solve and homotopy hold,
+// the solutions by homotopy (up to homotopyHeads). mu and width are the
+// heads' ranges (poleRange), lo…hi the scans' range. The deflated search
+// goes before the quick one: it settles about three quarters of the
+// measurements it sees, the quick search about a third, at the same cost
+// (a quarter of a millisecond each at (4, 8) in float64).
+func (l *learner) firstPoles(q poleSamples, starts [][]float64, mu, width []float64, lo, hi float64, solve, homotopy bool, accept func(labelling) bool) labelling {
+	hc := len(q.r)
+	lb := noFit
+	if hc <= eliminatedHeads {
+		lb = l.solvedPoles(q)
+	}
+	if !accept(lb) && solve && eliminatedHeads < hc && hc <= deflatedHeads {
+		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
+	}
+	if !accept(lb) {
+		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
+	}
+	if !accept(lb) && solve && homotopy && eliminatedHeads < hc && hc <= homotopyHeads {
+		lb = lb.merge(l.solvedPoles(q), samePoles)
+	}
+	return lb
+}
+
+// labelFrugal learns frugal measurement k of column j (its samples
+// n = 1…H+1 asked by the caller): the poles from the known values, or,
+// where they are undecided, one more sample and then economy's (beyond
+// H = 3, economy's at once). It returns, as labelKnown does, p̂_h per head
+// and its standard error.
+func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error) {
+	f0, rr := l.frugalKnown(k, t)
+	mu, width := poleRange(t, j)
+	var extra [][]float64
+	counted := false
+	for {
+		q := l.frugalSamples(k, f0, rr)
+		lo, hi := scanRange(mu, width)
+		starts := l.poleStarts(k, mu, width, extra)
+		// The first rungs (firstPoles); up to H = 3, then the scanned
+		// starts of the full search, its plain starts only where those
+		// leave the poles undecided.
+		accept := func(lb labelling) bool { return frugalAccept(lb, len(q.n)) }
+		lb := l.firstPoles(q, starts, mu, width, lo, hi, len(q.n) == len(q.r)+1, false, accept)
+		if !accept(lb) && t.H > eliminatedHeads {
+			// Beyond elimination, a measurement the first rungs leave
+			// takes economy's samples at once, without the homotopy,
+			// the full search or one more sample. The homotopy located
+			// nearly all of them (75 of 76 at (4, 8), 10 layers), but at
+			// about 2 ms a measurement on one goroutine, against 0.5 ms
+			// for economy's samples and fit and H − 1 more queries; the
+			// full search without it cost more still. On layers 42…51,
+			// one goroutine, frugal's time over economy's went from
+			// 0.97, 1.10 and 1.07 at (4, 3), (4, 4) and (4, 8) to 0.90,
+			// 0.99 and 0.97, its mean queries from 87.0, 136.3 and 460.1
+			// to 88.8, 139.9 and 471.5 (economy 106.6, 171.4 and 657.8),
+			// the same layers resolved (on ACCURACY.md's held-out
+			// layers, 1.24 → 1.08 at (4, 8)). In extended precision the
+			// homotopy stays (plainFrugal): there frugal is as fast as
+			// economy at H = 4 with it.
+			break
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = lb.merge(l.plainPoles(q, starts), samePoles)
+		}
+		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
+			// With F(0), the samples determine the RF as a rational
+			// function (economy's fit, without its check sample): its
+			// poles, labelled by the values, start one more fit.
+			if p, _, err := l.labelKnown(k, t); err == nil && len(p) == t.H {
+				lb = lb.merge(l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+			}
+		}
+		if !frugalAccept(lb, len(q.n)) {
+			lb = l.deepen(q, lb, lo, hi)
+		}
+		if frugalAccept(lb, len(q.n)) {
+			// Decided. A head located only roughly (close poles, or one
+			// near n = 0) is a matter of conditioning, which more samples
+			// of this RF do not cure: economy's 2H located every head in
+			// none of 466 such measurements (50 layers at (4, 8)), each of
+			// which then got a link all the same. So the poles are
+			// returned as they are, and column links the measurement to a
+			// resolved row at once, as economy links one it locates only
+			// roughly.
+			se := l.frugalErrors(q, lb)
+			if !located(se) && !counted {
+				l.res.Fallbacks++
+			}
+			l.recordFrugal(k, f0, rr, lb.x)
+			return lb.x, se, nil
+		}
+		// Undecided: one more sample while that stays below economy's 2H,
+		// the fits found so far among the next starts.
+		next := len(l.res.Trace.RFs[k].N) + 1
+		if next >= 2*l.h0 || next > t.H+2 {
+			break
+		}
+		if !counted {
+			l.res.Fallbacks++
+			counted = true
+		}
+		l.planned++
+		if err := l.ask(k, next); err != nil {
+			return nil, nil, err
+		}
+		extra = frugalCandidates(lb, len(q.n))
+	}
+	return l.frugalFallback(k, t, counted)
+}
+
+// frugalCandidates returns the distinct fits of a search of rows samples
+// that explain them, to start the next search from.
+func frugalCandidates(lb labelling, rows int) [][]float64 {
+	var out [][]float64
+	for i, x := range lb.all {
+		if lb.allChi2[i] <= frugalSolution*float64(rows) {
+			out = appendDistinct(out, x)
+		}
+		if len(out) >= 16 {
+			break
+		}
+	}
+	return out
+}
+
+// frugalFallback gives frugal measurement k economy's samples n = 1…2H
+// and economy's labelling.
+func (l *learner) frugalFallback(k int, t theta, counted bool) (p, sigma []float64, err error) {
+	rf := &l.res.Trace.RFs[k]
+	if len(rf.N) < 2*l.h0 {
+		if !counted {
+			l.res.Fallbacks++
+		}
+		for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
+			l.planned++
+			if err := l.ask(k, n); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return l.labelKnown(k, t)
+}
+
+// frugalErrors returns the standard errors of the accepted log-poles, those
+// of the heads the samples locate only roughly raised to crowdedError
+// (markRough, as labelKnown judges an RF fitted from economy's samples).
+func (l *learner) frugalErrors(q poleSamples, lb labelling) []float64 {
+	hc := len(q.r)
+	prob := q.problem(func() {})
+	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, prob.m-hc))))
+	l.markRough(se, lb.x, q.r, q.n, q.y)
+	return se
+}
+
+// recordFrugal records the solved poles of frugal measurement k in the
+// trace: its fit (poles in increasing order, residues ρ_h·r_h, C known)
+// and the head of every pole. It returns the heads in pole order.
+func (l *learner) recordFrugal(k int, f0 float64, rr, p []float64) []int {
+	rf := &l.res.Trace.RFs[k]
+	hc := len(p)
+	order := make([]int, hc)
+	for h := range order {
+		order[h] = h
+	}
+	for i := 1; i < hc; i++ {
+		for m := i; m > 0 && p[order[m]] < p[order[m-1]]; m-- {
+			order[m], order[m-1] = order[m-1], order[m]
+		}
+	}
+	var sr float64
+	for _, r := range rr {
+		sr += r
+	}
+	fit := rational.Result{C: f0 - sr}
+	rf.P, rf.R, rf.Heads = nil, nil, nil
+	for _, h := range order {
+		rho := xmath.Exp(p[h])
+		fit.Poles = append(fit.Poles, rho)
+		fit.Residues = append(fit.Residues, float64(rho*rr[h]))
+		rf.P, rf.R, rf.Heads = append(rf.P, p[h]), append(rf.R, rr[h]), append(rf.Heads, h)
+	}
+	rf.Fit, rf.KnownC, rf.C = fit, true, fit.C
+	return order
+}
+
+// eliminatedHeads is the largest number of heads whose frugal poles
+// numerics/internal/poles finds by elimination (microseconds); up to
+// homotopyHeads it follows the H! paths of a homotopy (milliseconds at
+// H = 4), and beyond only the searches here look for them.
+const (
+	eliminatedHeads = 3
+	homotopyHeads   = 4
+)
+
+// solvedPoles fits the log-poles of q from every real positive solution
+// of its first H + 1 samples that numerics/internal/poles finds and that
+// explains them about as well as the best (elimination also returns the
+// labellings whose residues only roughly match, which are no solutions:
+// a fit from one would only wander); a labelling of no fit (χ² = +Inf)
+// where it finds none.
+func (l *learner) solvedPoles(q poleSamples) labelling {
+	starts := solvedStarts(q, l.workers)
+	if len(starts) == 0 {
+		return noFit
+	}
+	prob := q.problem(func() {})
+	e := make([]float64, prob.m)
+	chi := make([]float64, len(starts))
+	best := math.Inf(1)
+	for i, p := range starts {
+		prob.resid(p, e)
+		chi[i] = sumSquares(e)
+		best = math.Min(best, chi[i])
+	}
+	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.m))
+	var kept [][]float64
+	for i, p := range starts {
+		if chi[i] <= limit {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return noFit
+	}
+	return l.chooseStarts(kept, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+}
+
+// solvedStarts returns the real positive solutions that poles.Solve finds
+// for the first H + 1 samples of q, as log-poles (up to workers
+// goroutines following the homotopy's paths).
+func solvedStarts(q poleSamples, workers int) [][]float64 {
+	hc := len(q.r)
+	if hc > homotopyHeads || len(q.n) < hc+1 {
+		return nil
+	}
+	res, err := poles.Solve(q.r, q.n[:hc+1], q.weights(hc+1), workers)
+	if err != nil {
+		return nil
+	}
+	var starts [][]float64
+	for _, s := range res.Solutions {
+		if p, ok := logPoles(s); ok {
+			starts = appendDistinct(starts, p)
+		}
+	}
+	return starts
+}
+
+// weights returns the weighted sums w_i = (F(0) − y_i)/n_i = Σ_h r_h/(n_i +
+// ρ_h) of q's first m samples, as numerics/internal/poles takes them.
+func (q poleSamples) weights(m int) []float64 {
+	w := make([]float64, m)
+	for i := range w {
+		w[i] = (q.f0 - q.y[i]) / q.n[i]
+	}
+	return w
+}
+
+// logPoles returns the log-poles of a solution of poles.Solve, or false
+// where a pole is not real (within realPart) and positive.
+func logPoles(s []complex128) ([]float64, bool) {
+	p := make([]float64, len(s))
+	for h, v := range s {
+		re, im := real(v), imag(v)
+		if !(re > 0) || math.Abs(im) > realPart*re {
+			return nil, false
+		}
+		p[h] = xmath.Log(re)
+	}
+	return p, true
+}
+
+// noFit is the labelling of no fit at all.
+var noFit = pick(nil, nil, samePoles)
+
+// realPart is how large, relative to its real part, a solution's
+// imaginary part may be for the solution to count as real: noise in the
+// samples can turn two close real solutions into a complex pair.
+const realPart = 1e-3
