@@ -40,9 +40,7 @@ func Learn(o Oracle, opt Options) (Result, error) {
 
 // learn is Learn or LearnBig with a pause called at every checkpoint of
 // the run (nil: none) and up to workers goroutines fitting at once (one
-// when paused); neither changes any number. Both precisions share
-// the schedule, the bookkeeping of the trace and the final checks; they
-// differ in how the RFs are fitted and labelled (learnFloat, learnPlain).
+// when paused); neither changes any number.
 func learn(o source, opt Options, pause func(*learner), workers int) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
@@ -56,64 +54,71 @@ func learn(o source, opt Options, pause func(*learner), workers int) (Result, er
 	if pause == nil {
 		l.workers = workers
 	}
+	return l.run(l.pipeline())
+}
+
+// run is the algorithm of MATH.md §3, step by step: the schedule's
+// queries, the fits of the RFs on z_1, the measurements of the other
+// columns, and the solve for the heads with its check against every
+// answer. The schedule (l.sched: paper.go, economy.go, frugal.go) says
+// which queries are asked and how a column is labelled; the pipeline p
+// (float64 or extended precision) how the numbers are fitted.
+func (l *learner) run(p pipeline) (Result, error) {
+	// Schedule and samples: every query fixed in advance (§3.3, §3.4).
 	if err := l.askFixed(); err != nil {
 		return l.res, err
 	}
-	if l.x != nil {
-		return l.learnPlain()
-	}
-	return l.learnFloat()
-}
-
-// learnFloat is the float64 pipeline after the queries (MATH.md §4): the
-// RFs on z_1 labelled through their links, the other columns labelled by
-// the known values, and a global fit of all heads to every answer.
-func (l *learner) learnFloat() (Result, error) {
-	t, err := l.learnColumnOne()
+	// Fits: the RFs on z_1 show the number of heads; their links label
+	// them, and give every value r_h (§3.3; §4, "learn v first").
+	l.stage = stageColumnOne
+	hc, err := p.columnOne()
 	if err != nil {
 		return l.res, err
 	}
-	if t.H == 0 {
-		// Every RF on z_1 is constant: no head is visible. The empty layer
-		// must still explain every answer.
-		sv := l.newSolver(l.queryRows(), make([]bool, len(t.x)), 0)
-		chi2, _ := sv.cost(t)
-		return l.finish(t, &fitStats{chi2: chi2, rows: len(sv.rows)}, nil)
-	}
-	l.stage = stageColumns
-	l.sched.replan(l, t.H)
-	order := make([]int, 0, l.ncols)
-	if l.ncols > l.d {
-		order = append(order, l.d) // Q first: the paper's links on z_1 + z_j use it
-	}
-	for j := 1; j < l.d; j++ {
-		order = append(order, j)
-	}
-	for _, j := range order {
-		if err := l.column(t, j); err != nil {
-			return l.res, err
+	// Measurements: column j of every P_h from the RFs on z_j, labelled
+	// by the known values (§3.4); frugal asks its samples here.
+	if hc > 0 {
+		l.columns, l.stage = 1, stageColumns
+		l.sched.replan(l, hc)
+		for _, j := range p.columnOrder() {
+			if err := p.column(j); err != nil {
+				return l.res, err
+			}
+			l.columns++
+			l.tick()
 		}
-		l.columns++
-		l.tick()
 	}
+	// Solve and check: W_h = U P_h Zᵀ/c and v_h = U r_h/c, held against
+	// every answer they were learned from (§3.3, §4).
 	l.stage = stageFinal
-	free := make([]bool, len(t.x))
-	for i := range free {
-		free[i] = true
+	return p.solve()
+}
+
+// A pipeline is one precision's way through run: float64 (floatPipeline,
+// float.go) or extended precision (bigPipeline, plain.go). The two share
+// the schedule, the trace and the final check (finish) and differ where
+// the maths does (MATH.md §4): float64 labels column one by joint fits
+// and ends in a global fit of every head to every answer, without which
+// it stops near 1e-6; extended precision fits every RF on its own at the
+// working precision and solves for the heads directly.
+type pipeline interface {
+	// columnOne fits and labels the RFs on z_1 and returns the number of
+	// canonical heads they show.
+	columnOne() (hc int, err error)
+	// columnOrder lists the other columns in the order they are learned.
+	columnOrder() []int
+	// column learns column j of every P_h.
+	column(j int) error
+	// solve solves for the heads and checks them (finish).
+	solve() (Result, error)
+}
+
+// pipeline returns the pipeline of the run's precision.
+func (l *learner) pipeline() pipeline {
+	if l.x != nil {
+		return &bigPipeline{l: l}
 	}
-	sv := l.newSolver(l.queryRows(), free, t.H)
-	t, chi2 := sv.fit(t, 100)
-	st := &fitStats{chi2: chi2, vars: sv.variances(t), rows: len(sv.rows)}
-	if l.d == 1 {
-		// One RF and no redundancy: the first-order estimate was measured
-		// to fall short of the true error by up to 1,000 times (H = 4).
-		st.inflate = 1000
-	}
-	res, err := l.finish(t, st, nil)
-	if err == nil && l.missing(t.H) {
-		return l.missingHeads(t.H)
-	}
-	return res, err
+	return &floatPipeline{l: l}
 }
 
 // missing reports whether finding hc heads must be an error: at d = 1,

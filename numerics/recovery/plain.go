@@ -186,19 +186,27 @@ func decidedPlain(miss, rival float64) bool {
 	return miss <= matchTolerance && rival > math.Max(ambiguity*miss, matchTolerance)
 }
 
-// learnPlain is the extended-precision pipeline after the queries.
-func (l *learner) learnPlain() (Result, error) {
+// bigPipeline is the extended-precision pipeline, the plain one of
+// MATH.md §3.3 at the working precision.
+type bigPipeline struct {
+	l  *learner
+	hc int // the heads column one shows
+}
+
+// columnOne counts the canonical heads, the most poles any RF on z_1
+// shows, and labels the RFs on z_1 (plainColumnOne).
+func (p *bigPipeline) columnOne() (int, error) {
+	l := p.l
 	x, d := l.x, l.d
-	l.stage = stageColumnOne
-	// The number of canonical heads: the most poles any RF on z_1 shows.
 	hc := 0
 	for _, k := range l.first {
 		bf, err := l.fitBig(k, l.h0, true, nil, nil)
 		if err != nil {
-			return l.res, l.fail(k, fmt.Sprintf("cannot be fitted with at most %d poles %s", l.h0, l.precisionName()), err)
+			return 0, l.fail(k, fmt.Sprintf("cannot be fitted with at most %d poles %s", l.h0, l.precisionName()), err)
 		}
 		hc = max(hc, len(bf.p))
 	}
+	p.hc = hc
 	x.P = make([][][]*big.Float, hc)
 	x.R = make([][]*big.Float, hc)
 	for h := range x.P {
@@ -208,30 +216,33 @@ func (l *learner) learnPlain() (Result, error) {
 		}
 		x.R[h] = make([]*big.Float, d)
 	}
-	if hc > 0 {
-		l.sched.replan(l, hc)
-		if err := l.plainColumnOne(hc); err != nil {
-			return l.res, err
-		}
-		l.columns = 1
-		l.stage = stageColumns
-		// The column of the biases last: the links here only check, and
-		// frugal's pole search reads the columns before it.
-		for j := 1; j < l.ncols; j++ {
-			if err := l.plainColumn(hc, j); err != nil {
-				return l.res, err
-			}
-			l.columns++
-			l.tick()
-		}
+	if hc == 0 {
+		return 0, nil
 	}
-	l.stage = stageFinal
-	res, err := l.finishPlain(hc)
+	return hc, l.plainColumnOne(hc)
+}
+
+// columnOrder puts the column of the biases last: the links here only
+// check, and frugal's pole search reads the columns before it.
+func (p *bigPipeline) columnOrder() []int {
+	var order []int
+	for j := 1; j < p.l.ncols; j++ {
+		order = append(order, j)
+	}
+	return order
+}
+
+func (p *bigPipeline) column(j int) error { return p.l.plainColumn(p.hc, j) }
+
+// solve solves for the heads at the working precision and checks them
+// (finishPlain).
+func (p *bigPipeline) solve() (Result, error) {
+	res, err := p.l.finishPlain(p.hc)
 	if err != nil {
 		return res, err
 	}
-	if l.missing(hc) {
-		return l.missingHeads(hc)
+	if p.l.missing(p.hc) {
+		return p.l.missingHeads(p.hc)
 	}
 	return res, nil
 }
