@@ -34,90 +34,6 @@ const searchedHeads = homotopyHeads
 // frugalPolishes bounds the float64 candidates polished per search.
 const frugalPolishes = 8
 
-// plainFrugalColumn learns column j in frugal mode: each measurement is
-// asked with n = 1…H+1 and solved before the next. Where its poles stay
-// undecided it gets one more sample (only if the search located poles at
-// all), then samples up to 2H − 2 and their line family (lineFrugal), then
-// up to 2H − 1 and economy's fit checked by the known r_h
-// (plainFrugalRational), then economy's last sample and fit.
-func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
-	x := l.x
-	for i := 0; i < l.d; i++ {
-		k, err := l.frugalMeasure(i, j, hc)
-		if err != nil {
-			return err
-		}
-		counted := false
-		for {
-			p, ok, located := l.plainFrugal(k, hc, j)
-			if ok {
-				for h := 0; h < hc; h++ {
-					x.P[h][i][j] = p[h]
-				}
-				break
-			}
-			rf := &l.res.Trace.RFs[k]
-			if !counted {
-				l.res.Fallbacks++
-				counted = true
-			}
-			next := len(rf.N) + 1
-			// One more sample can settle two solutions, not a search that
-			// located none: that goes on at once, to the line family's
-			// samples and then economy's.
-			if next >= 2*l.h0 || next > hc+2 || !located {
-				// The line family of 2H − 2 samples (lineStarts) finds
-				// every solution whose poles its roots, at the working
-				// precision, tell apart.
-				if hc == l.h0 && hc >= 3 {
-					for n := next; n <= 2*hc-2; n++ {
-						l.planned++
-						if err := l.ask(k, n); err != nil {
-							return err
-						}
-					}
-					if p, ok := l.lineFrugal(k, hc); ok {
-						for h := 0; h < hc; h++ {
-							x.P[h][i][j] = p[h]
-						}
-						break
-					}
-					next = len(rf.N) + 1
-				}
-				// With F(0) and C known, 2H − 1 samples determine the RF
-				// as a rational function (economy's fit without its
-				// check sample); the known r_h, H values it does not
-				// use, check it. Only where they do not, economy's
-				// last sample.
-				for n := next; n <= 2*l.h0-1; n++ {
-					l.planned++
-					if err := l.ask(k, n); err != nil {
-						return err
-					}
-				}
-				if hc == l.h0 && len(rf.N) == 2*hc-1 && l.plainFrugalRational(k, hc, j, rs) {
-					break
-				}
-				for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
-					l.planned++
-					if err := l.ask(k, n); err != nil {
-						return err
-					}
-				}
-				if err := l.plainKnown(k, hc, j, rs); err != nil {
-					return err
-				}
-				break
-			}
-			l.planned++
-			if err := l.ask(k, next); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // lineFrugal solves the poles of frugal measurement k from the line
 // family of its samples (lineStarts), polished on all of them
 // (settleFrugal).
@@ -192,15 +108,10 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		}
 	}
 	mu, width := poleRange(t, j)
-	lo, hi := scanRange(mu, width)
-	starts := l.poleStarts(k, mu, width, nil)
-	// As in float64 (labelFrugal): the first rungs, on every pass, then
-	// the full search, until some fit explains the rounded samples.
+	// The steps of bigPoleSearch, until some fit explains the rounded
+	// samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
-	lb := l.firstPoles(q, starts, mu, width, lo, hi, true, true, explains)
-	if !explains(lb) {
-		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
-	}
+	lb, _ := l.newPoleSearch(k, t, q, mu, width, nil, true).run(bigPoleSearch, explains)
 	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.

@@ -535,8 +535,8 @@ func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
 	return p
 }
 
-// deepen adds to a search that found no solution the fits from its best
-// few points moved by pair scans (and single scans after them).
+// deepen returns, for a search that found no solution, the fits from its
+// best few points moved by pair scans (and single scans after them).
 func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
 	idx := lb.byChi2()
 	var starts [][]float64
@@ -566,8 +566,7 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 		}
 	}
 	gr := q.grid(lo, hi)
-	more := l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
-	return lb.merge(more, samePoles)
+	return l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
 }
 
 // scanRange returns the range the coordinate scans search: three search
@@ -608,33 +607,6 @@ func frugalAccept(lb labelling, rows int) bool {
 	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
 }
 
-// firstPoles runs the first rungs of the search for the poles of q, in
-// order, until accept holds: the solutions by elimination (up to
-// eliminatedHeads), and, where solve holds, the deflated search (up to
-// deflatedHeads); the quick search; and, where solve and homotopy hold,
-// the solutions by homotopy (up to homotopyHeads). mu and width are the
-// heads' ranges (poleRange), lo…hi the scans' range. The deflated search
-// goes before the quick one: it settles about three quarters of the
-// measurements it sees, the quick search about a third, at the same cost
-// (a quarter of a millisecond each at (4, 8) in float64).
-func (l *learner) firstPoles(q poleSamples, starts [][]float64, mu, width []float64, lo, hi float64, solve, homotopy bool, accept func(labelling) bool) labelling {
-	hc := len(q.r)
-	lb := noFit
-	if hc <= eliminatedHeads {
-		lb = l.solvedPoles(q)
-	}
-	if !accept(lb) && solve && eliminatedHeads < hc && hc <= deflatedHeads {
-		lb = lb.merge(l.deflatedPoles(q, mu, width), samePoles)
-	}
-	if !accept(lb) {
-		lb = lb.merge(l.quickPoles(q, starts, lo, hi), samePoles)
-	}
-	if !accept(lb) && solve && homotopy && eliminatedHeads < hc && hc <= homotopyHeads {
-		lb = lb.merge(l.solvedPoles(q), samePoles)
-	}
-	return lb
-}
-
 // labelFrugal learns frugal measurement k of column j (its samples
 // n = 1…H+1 asked by the caller): the poles from the known values, or,
 // where they are undecided, one more sample and then economy's (beyond
@@ -647,47 +619,10 @@ func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error)
 	counted := false
 	for {
 		q := l.frugalSamples(k, f0, rr)
-		lo, hi := scanRange(mu, width)
-		starts := l.poleStarts(k, mu, width, extra)
-		// The first rungs (firstPoles); up to H = 3, then the scanned
-		// starts of the full search, its plain starts only where those
-		// leave the poles undecided.
-		accept := func(lb labelling) bool { return frugalAccept(lb, len(q.n)) }
-		lb := l.firstPoles(q, starts, mu, width, lo, hi, len(q.n) == len(q.r)+1, false, accept)
-		if !accept(lb) && t.H > eliminatedHeads {
-			// Beyond elimination, a measurement the first rungs leave
-			// takes economy's samples at once, without the homotopy,
-			// the full search or one more sample. The homotopy located
-			// nearly all of them (75 of 76 at (4, 8), 10 layers), but at
-			// about 2 ms a measurement on one goroutine, against 0.5 ms
-			// for economy's samples and fit and H − 1 more queries; the
-			// full search without it cost more still. On layers 42…51,
-			// one goroutine, frugal's time over economy's went from
-			// 0.97, 1.10 and 1.07 at (4, 3), (4, 4) and (4, 8) to 0.90,
-			// 0.99 and 0.97, its mean queries from 87.0, 136.3 and 460.1
-			// to 88.8, 139.9 and 471.5 (economy 106.6, 171.4 and 657.8),
-			// the same layers resolved (on ACCURACY.md's held-out
-			// layers, 1.24 → 1.08 at (4, 8)). In extended precision the
-			// homotopy stays (plainFrugal): there frugal is as fast as
-			// economy at H = 4 with it.
+		s := l.newPoleSearch(k, t, q, mu, width, extra, len(q.n) == len(q.r)+1)
+		lb, gaveUp := s.run(floatPoleSearch, func(lb labelling) bool { return frugalAccept(lb, len(q.n)) })
+		if gaveUp {
 			break
-		}
-		if !frugalAccept(lb, len(q.n)) {
-			lb = lb.merge(l.scannedPoles(q, starts, lo, hi), samePoles)
-		}
-		if !frugalAccept(lb, len(q.n)) {
-			lb = lb.merge(l.plainPoles(q, starts), samePoles)
-		}
-		if !frugalAccept(lb, len(q.n)) && len(q.n)+1 >= 2*t.H {
-			// With F(0), the samples determine the RF as a rational
-			// function (economy's fit, without its check sample): its
-			// poles, labelled by the values, start one more fit.
-			if p, _, err := l.labelKnown(k, t); err == nil && len(p) == t.H {
-				lb = lb.merge(l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
-			}
-		}
-		if !frugalAccept(lb, len(q.n)) {
-			lb = l.deepen(q, lb, lo, hi)
 		}
 		if frugalAccept(lb, len(q.n)) {
 			// Decided. A head located only roughly (close poles, or one
