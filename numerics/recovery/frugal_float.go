@@ -551,16 +551,8 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 	if lb.x != nil {
 		for a := range lb.x {
 			for b := a + 1; b < len(lb.x); b++ {
-				if math.Abs(lb.x[a]-lb.x[b]) > 0.3 {
-					continue
-				}
-				mid := float64((lb.x[a] + lb.x[b]) / 2)
-				for _, delta := range []float64{0.003, 0.01, 0.03, 0.1, 0.3} {
-					for _, sgn := range []float64{-1, 1} {
-						p := append([]float64(nil), lb.x...)
-						p[a], p[b] = mid+float64(sgn*delta), mid-float64(sgn*delta)
-						starts = append(starts, p)
-					}
+				if !(math.Abs(lb.x[a]-lb.x[b]) > 0.3) {
+					starts = append(starts, spreadPair(lb.x, a, b, []float64{0.003, 0.01, 0.03, 0.1, 0.3})...)
 				}
 			}
 		}
