@@ -8,27 +8,18 @@ import (
 	"headlab/numerics/internal/xmath"
 )
 
-// In extended precision a frugal measurement's poles are located in
-// float64 (frugal.go: solved, or searched) on the roundings of its
-// samples, and every
-// distinct candidate it finds, with every transposition of the best (the
-// labellings two heads with close values could swap), is polished by
-// Gauss–Newton at the working precision. A candidate is a solution when
-// it reproduces every sample to the noise model (epsX); the poles are
-// accepted when exactly one distinct solution remains.
+// Frugal in extended precision (MATH.md §3.4, "Frugal mode"): a
+// measurement's poles are located in float64 on the roundings of its
+// samples (bigPoleSearch), and every distinct candidate, with every
+// transposition of the best, is polished by Gauss–Newton at the working
+// precision (settleFrugal): the poles are accepted when exactly one
+// distinct candidate reproduces every sample to the noise model (epsX).
+// bigLadder (frugal_ladder.go) gives what follows where they are not.
 
-// searchedHeads is the most heads whose poles a frugal measurement looks
-// for in extended precision; beyond, it goes to the 2H − 2 samples of the
-// line family at once (lineFrugal). At H = 5 the float64 search on the
-// samples' roundings located about half the measurements, but each of its
-// rungs cost more time than the samples it saved: at (5, 4) with 256 bits
-// (8 layers) the quick fits took 0.4 ms a measurement and located 15% of
-// them, the deflated search 0.9 ms and 31%, the full search 1.9 ms and
-// 10%, against about 1 ms for the whole line family. With the search,
-// frugal took 1.26× economy's time for 155.8 queries; without, 0.79× for
-// 167 (economy 191). From H = 6 it locates almost none (5 of 120
-// measurements at (6, 4), none at H = 8: float64 cannot tell six poles or
-// more apart from H + 1 samples).
+// searchedHeads is the most heads whose poles the float64 search looks
+// for in extended precision; beyond, it costs more time than the samples
+// it saves, and the measurement goes to the line family at once (MATH.md
+// §3.4).
 const searchedHeads = homotopyHeads
 
 // frugalPolishes bounds the float64 candidates polished per search.
@@ -85,8 +76,8 @@ func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 }
 
 // plainFrugal solves the poles of frugal measurement k of column j at
-// the working precision and records them, or reports that its samples
-// leave them undecided. located reports whether the float64 search found
+// the working precision (bigPoleSearch, then settleFrugal) and records
+// them, or reports that its samples leave them undecided. located reports whether the float64 search found
 // poles that explain the rounded samples (false: it found none, or did
 // not look beyond searchedHeads, and one more sample would not help it).
 func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {

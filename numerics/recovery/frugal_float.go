@@ -13,24 +13,12 @@ import (
 	"headlab/numerics/rational"
 )
 
-// Frugal mode (MATH.md §3.4, "frugal"): after column one every head's
-// values r_h = c·v_h·u are known, and so are an RF's constant C = V·a and
-// F(0) = V·z. A later measurement
-//
-//	F(n) = F(0) − Σ_h r_h·n/(n + ρ_h)
-//
-// then has only its H poles ρ_h = exp p_h unknown, each tied to its head
-// by the known r_h: H + 1 samples n = 1…H+1 decide them wherever they are
-// unique (with H samples two labelled solutions are common). The poles
-// are found by a multi-start fit of the H log-poles from starting points
-// drawn around the values the head's known entries of P_h take; the run
-// accepts them only when the best fit explains the samples and no distinct
-// fit comes close (decided). Otherwise the measurement gets the sample
-// n = H+2, then economy's samples up to n = 2H and economy's labelling
-// (with its links); decided poles that locate a head only roughly get
-// economy's link at once: more queries, counted in Result.Fallbacks, never
-// a guess. (Extended precision's ladder, frugal_big.go and frugal_line.go,
-// may stop at n = 2H − 2 or 2H − 1.)
+// The float64 searches for a frugal measurement's poles (MATH.md §3.4,
+// "Frugal mode"): its samples are F(n) = F(0) − Σ_h r_h·n/(n + ρ_h) with
+// every r_h and F(0) known, so only the H log-poles p_h = log ρ_h are
+// fitted, each tied to its head by its r_h. The searches here are the
+// steps of the ladders in frugal_ladder.go, which give their order;
+// labelFrugal climbs float64's.
 
 // frugalSolution is the largest χ² per sample, under the noise model,
 // of a fit that counts as explaining a frugal measurement's samples:
@@ -600,10 +588,10 @@ func frugalAccept(lb labelling, rows int) bool {
 }
 
 // labelFrugal learns frugal measurement k of column j (its samples
-// n = 1…H+1 asked by the caller): the poles from the known values, or,
-// where they are undecided, one more sample and then economy's (beyond
-// H = 3, economy's at once). It returns, as labelKnown does, p̂_h per head
-// and its standard error.
+// n = 1…H+1 asked by the caller): the poles from the known values by
+// floatPoleSearch, or, where they stay undecided, one more sample and the
+// search again, then economy's samples and labelling (frugalFallback). It
+// returns, as labelKnown does, p̂_h per head and its standard error.
 func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error) {
 	f0, rr := l.frugalKnown(k, t)
 	mu, width := poleRange(t, j)

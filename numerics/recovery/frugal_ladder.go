@@ -10,13 +10,7 @@ import "math/big"
 // float64's, which are only two: one more sample, then economy's).
 
 // floatPoleSearch is the search for a frugal measurement's poles in
-// float64, run on its H+1 samples and again on H+2 (labelFrugal). The
-// deflated search goes before the quick one: it settles about three
-// quarters of the measurements it sees, the quick search about a third,
-// at the same cost. Beyond elimination (H ≥ 4), what the first three
-// leave takes economy's samples at once: the homotopy located nearly all
-// of them, but at about 2 ms a measurement, against 0.5 ms and H − 1
-// queries for economy's samples and fit.
+// float64, run on its H+1 samples and again on H+2 (labelFrugal).
 var floatPoleSearch = []poleStep{
 	{name: "elimination", when: eliminates, find: eliminated},
 	{name: "deflated search", when: deflates, find: deflated},
@@ -31,8 +25,7 @@ var floatPoleSearch = []poleStep{
 // bigPoleSearch is the float64 search for a frugal measurement's poles in
 // extended precision, on the roundings of its samples (plainFrugal),
 // until some fit explains them; the candidates it leaves are polished at
-// the working precision. There the homotopy stays: with it, frugal is as
-// fast as economy at H = 4.
+// the working precision (settleFrugal).
 var bigPoleSearch = []poleStep{
 	{name: "elimination", when: eliminates, find: eliminated},
 	{name: "deflated search", when: deflates, find: deflated},

@@ -35,7 +35,8 @@ type learner struct {
 
 	// pause, when set, is called at every checkpoint of the run (each
 	// query, each rational fit, each trial step of a fit) and may suspend
-	// it there (Run); it reads the progress below and changes nothing.
+	// it there (LearnPaused); it reads the progress below and changes
+	// nothing.
 	pause func(*learner)
 	// hasConst says C, the answer to the zero token alone, is known and
 	// taken off every answer (Biases).
