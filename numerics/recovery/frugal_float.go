@@ -588,55 +588,96 @@ func frugalAccept(lb labelling, rows int) bool {
 }
 
 // labelFrugal learns frugal measurement k of column j (its samples
-// n = 1…H+1 asked by the caller): the poles from the known values by
-// floatPoleSearch, or, where they stay undecided, one more sample and the
-// search again, then economy's samples and labelling (frugalFallback). It
-// returns, as labelKnown does, p̂_h per head and its standard error.
+// n = 1…H+1 asked by the caller) by climbing floatLadder. It returns, as
+// labelKnown does, p̂_h per head and its standard error, or why the
+// measurement is unresolved (an *Error where the oracle failed).
 func (l *learner) labelFrugal(k, j int, t theta) (p, sigma []float64, err error) {
 	f0, rr := l.frugalKnown(k, t)
 	mu, width := poleRange(t, j)
-	var extra [][]float64
-	counted := false
-	for {
-		q := l.frugalSamples(k, f0, rr)
-		s := l.newPoleSearch(k, t, q, mu, width, extra, len(q.n) == len(q.r)+1)
-		lb, gaveUp := s.run(floatPoleSearch, func(lb labelling) bool { return frugalAccept(lb, len(q.n)) })
-		if gaveUp {
+	m := &floatMeasurement{l: l, k: k, t: t, f0: f0, rr: rr, mu: mu, width: width}
+	for _, rung := range floatLadder {
+		if rung.try(m) {
 			break
 		}
-		if frugalAccept(lb, len(q.n)) {
-			// Decided. A head located only roughly (close poles, or one
-			// near n = 0) is a matter of conditioning, which more samples
-			// of this RF do not cure: economy's 2H located every head in
-			// none of 466 such measurements (50 layers at (4, 8)), each of
-			// which then got a link all the same. So the poles are
-			// returned as they are, and column links the measurement to a
-			// resolved row at once, as economy links one it locates only
-			// roughly.
-			se := l.frugalErrors(q, lb)
-			if !located(se) && !counted {
-				l.res.Fallbacks++
-			}
-			l.recordFrugal(k, f0, rr, lb.x)
-			return lb.x, se, nil
-		}
-		// Undecided: one more sample while that stays below economy's 2H,
-		// the fits found so far among the next starts.
-		next := len(l.res.Trace.RFs[k].N) + 1
-		if next >= 2*l.h0 || next > t.H+2 {
-			break
-		}
-		if !counted {
-			l.res.Fallbacks++
-			counted = true
-		}
-		l.planned++
-		if err := l.ask(k, next); err != nil {
-			return nil, nil, err
-		}
-		extra = frugalCandidates(lb, len(q.n))
 	}
-	return l.frugalFallback(k, t, counted)
+	return m.p, m.sigma, m.err
+}
+
+// floatMeasurement is frugal measurement k on its way up floatLadder.
+type floatMeasurement struct {
+	l         *learner
+	k         int
+	t         theta
+	f0        float64   // F(0), known
+	rr        []float64 // the known r_h
+	mu, width []float64 // the heads' ranges (poleRange)
+	extra     [][]float64
+	lb        labelling // the last search's fits
+	rows      int       // and its number of samples
+	gaveUp    bool      // the last search ended at a giveUp step
+	counted   bool      // counted in Result.Fallbacks
+	p, sigma  []float64 // the outcome
+	err       error
+}
+
+// A floatRung is one rung of floatLadder: try reports whether the climb
+// ends there, with the outcome in the measurement.
+type floatRung struct {
+	name string
+	try  func(*floatMeasurement) bool
+}
+
+// search searches for the poles in the samples asked so far
+// (floatPoleSearch) and ends the climb where they are decided. A head
+// located only roughly (close poles, or one near n = 0) is a matter of
+// conditioning, which more samples of this RF do not cure: the poles are
+// returned as they are, counted, and column links the measurement to a
+// resolved row at once, as economy links one it locates only roughly.
+func (m *floatMeasurement) search() bool {
+	l := m.l
+	q := l.frugalSamples(m.k, m.f0, m.rr)
+	s := l.newPoleSearch(m.k, m.t, q, m.mu, m.width, m.extra, len(q.n) == len(q.r)+1)
+	lb, gaveUp := s.run(floatPoleSearch, func(lb labelling) bool { return frugalAccept(lb, len(q.n)) })
+	m.lb, m.rows, m.gaveUp = lb, len(q.n), gaveUp
+	if gaveUp || !frugalAccept(lb, len(q.n)) {
+		return false
+	}
+	se := l.frugalErrors(q, lb)
+	if !located(se) && !m.counted {
+		l.res.Fallbacks++
+	}
+	l.recordFrugal(m.k, m.f0, m.rr, lb.x)
+	m.p, m.sigma = lb.x, se
+	return true
+}
+
+// oneMore asks one more sample, n = H+2, where that stays below
+// economy's 2H and the search did not give up, and searches again with
+// the fits found so far among the starts.
+func (m *floatMeasurement) oneMore() bool {
+	l := m.l
+	next := len(l.res.Trace.RFs[m.k].N) + 1
+	if m.gaveUp || next >= 2*l.h0 || next > m.t.H+2 {
+		return false
+	}
+	if !m.counted {
+		l.res.Fallbacks++
+		m.counted = true
+	}
+	l.planned++
+	if err := l.ask(m.k, next); err != nil {
+		m.err = err
+		return true
+	}
+	m.extra = frugalCandidates(m.lb, m.rows)
+	return m.search()
+}
+
+// economy gives the measurement economy's samples and labelling
+// (frugalFallback).
+func (m *floatMeasurement) economy() bool {
+	m.p, m.sigma, m.err = m.l.frugalFallback(m.k, m.t, m.counted)
+	return true
 }
 
 // frugalCandidates returns the distinct fits of a search of rows samples

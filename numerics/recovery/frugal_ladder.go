@@ -5,9 +5,18 @@ import "math/big"
 // Frugal's ladders (MATH.md §3.4, "Frugal mode"): the order in which a
 // frugal measurement's poles are looked for, and what it is given when
 // they are not found. Each precision lists its own: floatPoleSearch and
-// bigPoleSearch are the searches on one set of samples, bigLadder the
-// rungs of more samples in extended precision (labelFrugal holds
-// float64's, which are only two: one more sample, then economy's).
+// bigPoleSearch are the searches on one set of samples, floatLadder and
+// bigLadder the rungs of more samples around them.
+
+// floatLadder is the ladder of a frugal measurement in float64
+// (labelFrugal): each rung tries to settle the poles, asking the samples
+// it needs; the first that does ends the climb, and the last, economy's,
+// always does.
+var floatLadder = []floatRung{
+	{name: "pole search on n = 1…H+1", try: (*floatMeasurement).search},
+	{name: "one more sample, and the search again", try: (*floatMeasurement).oneMore},
+	{name: "economy's samples and labelling", try: (*floatMeasurement).economy},
+}
 
 // floatPoleSearch is the search for a frugal measurement's poles in
 // float64, run on its H+1 samples and again on H+2 (labelFrugal).
