@@ -486,12 +486,24 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			rmax = math.Max(rmax, math.Abs(t.R(h, a)))
 		}
 	}
+	chi2, est, worst := l.plainResiduals(hc, pmax, rmax)
+	heads := l.bigHeads(hc)
+	eps := l.epsX()
+	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: math.Max(est, worst), scale: math.Max(1, est/eps)}, heads)
+}
+
+// plainResiduals holds every answer against the heads at the working
+// precision and returns the weighted sum of squared residuals under the
+// noise model, the RFs' own disagreement with the heads (est, relative to
+// the largest |p| and |r|, pmax and rmax) and the largest relative
+// residual of an answer (worst).
+func (l *learner) plainResiduals(hc int, pmax, rmax float64) (chi2, est, worst float64) {
+	x := l.x
 	// Every answer against the heads, per RF: two distinct scores per head
 	// make one Exp per head and RF.
 	eps := l.epsX()
 	// est is the RFs' own disagreement with the heads; worst the largest
 	// relative residual of an answer.
-	var chi2, est, worst float64
 	diff := x.num()
 	byRF := make(map[int][]int) // RF → its samples' query indices
 	for q, qq := range l.res.Trace.Queries {
@@ -539,7 +551,13 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			worst = math.Max(worst, math.Abs(e)*eps)
 		}
 	}
-	// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c and v_h = U r_h/c (Q_h = 0 without biases).
+	return chi2, est, worst
+}
+
+// bigHeads solves for the heads at the working precision:
+// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c and v_h = U r_h/c (Q_h = 0 without biases).
+func (l *learner) bigHeads(hc int) []BigHead {
+	x, d := l.x, l.d
 	heads := make([]BigHead, hc)
 	tmp := x.num()
 	for h := 0; h < hc; h++ {
@@ -578,5 +596,5 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 		}
 		heads[h] = BigHead{W: w, V: v}
 	}
-	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: math.Max(est, worst), scale: math.Max(1, est/eps)}, heads)
+	return heads
 }
