@@ -15,9 +15,43 @@ import (
 // column 1 of every P_h and all of every r_h (MATH.md §4, "learn v first").
 func (l *learner) learnColumnOne() (theta, error) {
 	l.stage = stageColumnOne
-	// Number of poles each RF shows, up to the bound.
-	hc := 0
-	errs := make(map[int]error)
+	hc, errs, err := l.countHeads()
+	if err != nil {
+		return theta{}, err
+	}
+	if hc == 0 {
+		return newTheta(0, l.d, l.ncols), nil
+	}
+	guesses := l.columnOneGuesses(hc, errs)
+	k11 := l.first[0]
+	g11, ok := guesses[k11]
+	if !ok {
+		return theta{}, l.fail(k11, fmt.Sprintf("does not show all %d heads", hc), errs[k11])
+	}
+	t := newTheta(hc, l.d, l.ncols)
+	var rs float64
+	for h := 0; h < hc; h++ {
+		t.x[t.pIndex(h, 0, 0)] = g11.p[h]
+		t.x[t.rIndex(h, 0)] = g11.r[h]
+		rs = math.Max(rs, math.Abs(g11.r[h]))
+	}
+	for i := 1; i < l.d; i++ {
+		if err := l.linkColumnOne(t, i, rs, guesses, errs); err != nil {
+			return theta{}, err
+		}
+		l.links++
+	}
+	m11 := &l.res.Trace.RFs[k11]
+	m11.Heads = l.matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
+	t = l.fitColumnOne(t)
+	l.columns = 1
+	return t, nil
+}
+
+// countHeads fits every RF on z_1 with at most H poles and returns the
+// most any shows, with the fits that failed.
+func (l *learner) countHeads() (hc int, errs map[int]error, err error) {
+	errs = make(map[int]error)
 	for _, k := range l.first {
 		if err := l.fitRF(k, rational.Options{Poles: l.h0, UpperBound: true}, nil); err != nil {
 			errs[k] = err
@@ -27,15 +61,18 @@ func (l *learner) learnColumnOne() (theta, error) {
 	}
 	if len(errs) == len(l.first) {
 		k := l.first[0]
-		return theta{}, l.fail(k, "cannot fit", errs[k])
+		return 0, errs, l.fail(k, "cannot fit", errs[k])
 	}
-	if hc == 0 {
-		return newTheta(0, l.d, l.ncols), nil
-	}
-	// Every RF is refitted with hc poles. Where that fails the RF keeps
-	// its fit with fewer poles for the trace, and the poles of the rejected
-	// fit still serve as a starting guess (a complex pair split into two
-	// real poles): the joint fits below decide on all the samples.
+	return hc, errs, nil
+}
+
+// columnOneGuesses refits every RF on z_1 with hc poles and returns the
+// starting guesses of its heads. Where that fails the RF keeps its fit
+// with fewer poles for the trace, and the poles of the rejected fit still
+// serve as a starting guess (a complex pair split into two real poles):
+// the joint fits of the links decide on all the samples. errs records the
+// failures.
+func (l *learner) columnOneGuesses(hc int, errs map[int]error) map[int]guess {
 	guesses := make(map[int]guess)
 	for _, k := range l.first {
 		rf := &l.res.Trace.RFs[k]
@@ -68,27 +105,13 @@ func (l *learner) learnColumnOne() (theta, error) {
 			}
 		}
 	}
-	k11 := l.first[0]
-	g11, ok := guesses[k11]
-	if !ok {
-		return theta{}, l.fail(k11, fmt.Sprintf("does not show all %d heads", hc), errs[k11])
-	}
-	t := newTheta(hc, l.d, l.ncols)
-	var rs float64
-	for h := 0; h < hc; h++ {
-		t.x[t.pIndex(h, 0, 0)] = g11.p[h]
-		t.x[t.rIndex(h, 0)] = g11.r[h]
-		rs = math.Max(rs, math.Abs(g11.r[h]))
-	}
-	for i := 1; i < l.d; i++ {
-		if err := l.linkColumnOne(t, i, rs, guesses, errs); err != nil {
-			return theta{}, err
-		}
-		l.links++
-	}
-	m11 := &l.res.Trace.RFs[k11]
-	m11.Heads = l.matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
-	// Joint fit of everything the RFs on z_1 determine.
+	return guesses
+}
+
+// fitColumnOne fits jointly everything the RFs on z_1 determine: column
+// one of every P_h and every r_h.
+func (l *learner) fitColumnOne(t theta) theta {
+	hc := t.H
 	free := make([]bool, len(t.x))
 	for h := 0; h < hc; h++ {
 		for a := 0; a < l.d; a++ {
@@ -102,8 +125,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 	}
 	sv := l.newSolver(l.queryRowsWhere(func(k int) bool { return onZ1[k] }), free, hc)
 	t, _ = sv.fit(t, 50)
-	l.columns = 1
-	return t, nil
+	return t
 }
 
 // guess is a starting point for an RF's poles: p = log ρ and r = R/ρ of
