@@ -139,7 +139,7 @@ func PlannedBatch(opt Options) ([]Request, error) {
 func plannedBatch(opt Options) ([]Request, error) {
 	rec := &boxSource{ctx: context.Background(), record: true}
 	l := newLearner(source{box: rec}, opt)
-	if err := l.schedule(); err != nil {
+	if err := l.askFixed(); err != nil {
 		return nil, err
 	}
 	return rec.asked, nil

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
@@ -54,174 +53,6 @@ func (l *learner) columnName(j int) string {
 	return fmt.Sprintf("z_%d", j+1)
 }
 
-// labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
-// C = V·a and F(0) = V·z are known, the rational fit gives the poles, the
-// known values r_h(u) label them, and each labelling is refitted as a fit of
-// the H log-poles alone. It returns p̂_h per head, or an error saying why
-// the RF is unresolved.
-func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
-	hc := t.H
-	s := l.specs[k]
-	rf := &l.res.Trace.RFs[k]
-	rr := make([]float64, hc)
-	var f0, sr, rs float64
-	for h := 0; h < hc; h++ {
-		_, r, vz := l.headTerms(s, t, h)
-		rr[h] = r
-		f0 += vz
-		sr += r
-		rs = math.Max(rs, math.Abs(r))
-	}
-	if rs == 0 {
-		rs = 1
-	}
-	c := f0 - sr
-	// Start from the fitted poles or, if the fit was rejected, from the
-	// poles of the rejected fit: the fit of the log-poles below decides.
-	var start []float64
-	var pad [][]float64 // starts with guessed poles for heads the fit misses
-	cost := make([][]float64, hc)
-	for h := range cost {
-		cost[h] = make([]float64, hc)
-	}
-	if err := l.fitRF(k, rational.Options{Poles: hc, KnownC: true, C: c}, &f0); err != nil {
-		p, ok := poleGuess(err, hc)
-		if ok {
-			start = p
-		} else if pad = paddedGuesses(err, hc); pad == nil {
-			return nil, nil, err
-		}
-	} else {
-		start = rf.P
-		for h := range cost {
-			for b := range cost[h] {
-				cost[h][b] = math.Abs(rf.R[b]-rr[h]) / rs
-			}
-		}
-	}
-	var smp []row
-	for i, n := range rf.N {
-		if n >= 1 {
-			smp = append(smp, row{n: n, y: rf.F[i], sigma: l.sigma(rf.F[i])})
-		}
-	}
-	// The fit of the log-poles p_h: e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i.
-	u := make([]float64, len(smp))
-	for i, r := range smp {
-		u[i] = stopping.Rounding(r.y, r.sigma)
-	}
-	// newProb returns the problem with its own buffer for e^{p_h}, shared
-	// by its resid and jac: one per goroutine that fits (chooseStarts, fitter).
-	newProb := func() lsq {
-		rho := make([]float64, hc)
-		rhos := func(p []float64) {
-			for h := range rho {
-				rho[h] = xmath.Exp(p[h])
-			}
-		}
-		prob := lsq{m: len(smp), n: hc, u: u}
-		prob.resid = func(p, e []float64) {
-			l.tick()
-			rhos(p)
-			for i, r := range smp {
-				y := f0
-				for h := 0; h < hc; h++ {
-					y -= rr[h] * r.n / (r.n + rho[h])
-				}
-				e[i] = (y - r.y) / r.sigma
-			}
-		}
-		prob.jac = func(p, j []float64) {
-			rhos(p)
-			for i, r := range smp {
-				ji := j[i*hc : (i+1)*hc]
-				for h := range ji {
-					den := r.n + rho[h]
-					ji[h] = rr[h] * r.n * rho[h] / (den * den) / r.sigma
-				}
-			}
-		}
-		return prob
-	}
-	var starts [][]float64
-	if start != nil {
-		pad = [][]float64{start}
-	}
-	for _, st := range pad {
-		for _, perm := range candidates(cost) {
-			p := make([]float64, hc)
-			for h := range p {
-				p[h] = st[perm[h]]
-			}
-			starts = append(starts, p)
-		}
-	}
-	fit := fitter(newProb, 60)
-	same := func(a, b []float64) bool {
-		for h := range a {
-			if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
-				return false
-			}
-		}
-		return true
-	}
-	lb := l.chooseStarts(starts, fit, same)
-	// Two heads with nearly equal log-poles make a narrow valley in which
-	// the fit can stall: restart with the pair spread apart around its mean.
-	var extra [][]float64
-	for a := 0; a < hc; a++ {
-		for b := a + 1; b < hc; b++ {
-			if math.Abs(lb.x[a]-lb.x[b]) > 0.2 {
-				continue
-			}
-			m := float64((lb.x[a] + lb.x[b]) / 2)
-			for _, delta := range []float64{0.003, 0.01, 0.03, 0.1} {
-				for _, sgn := range []float64{-1, 1} {
-					p := append([]float64(nil), lb.x...)
-					p[a], p[b] = m+float64(sgn*delta), m-float64(sgn*delta)
-					extra = append(extra, p)
-				}
-			}
-		}
-	}
-	if len(extra) > 0 {
-		lb = lb.merge(l.chooseStarts(extra, fit, same), same)
-	}
-	// Heads on which fits about as good as the best disagree are left
-	// undecided by this RF; if that is every head, the RF says nothing.
-	amb := lb.ambiguous(len(smp), 1e-6)
-	nAmb := 0
-	for _, a := range amb {
-		if a {
-			nAmb++
-		}
-	}
-	if nAmb == hc {
-		return nil, nil, fmt.Errorf("the known values r_h do not decide the labels (χ² %.3g vs rival %.3g)", lb.chi2, lb.rival)
-	}
-	// Label the poles by the fitted values (the fit may have moved away
-	// from its starting labelling).
-	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.x[h], rr[h] }, hc, rs)
-	for b, h := range rf.Heads {
-		if h >= 0 && amb[h] {
-			rf.Heads[b] = -1
-		}
-	}
-	prob := newProb()
-	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
-	for h := range se {
-		if amb[h] {
-			se[h] = math.Inf(1)
-		}
-	}
-	n, y := make([]float64, len(smp)), make([]float64, len(smp))
-	for i, r := range smp {
-		n[i], y[i] = r.n, r.y
-	}
-	l.markRough(se, lb.x, rr, n, y)
-	return lb.x, se, nil
-}
-
 // markRough raises to crowdedError the standard error se[h] of every head
 // that the samples y at n ≥ 1 locate only roughly, given the log-poles p
 // and values rr of every head. Two heads with nearly equal poles (close in
@@ -252,101 +83,127 @@ func (l *learner) markRough(se, p, rr, n, y []float64) {
 	}
 }
 
-// column learns column j of every P_h (W_h z_j) from the RFs on z_j:
-// each RF is labelled by the known values (frugal mode asks its
-// measurements here, see labelFrugal), economy and frugal mode fall back
-// to a link RF(z_j, u_i+u_k) for a measurement they cannot label, the labelled
-// log-poles give P_h[·][j] by least squares, and a fit of the column to
-// all its samples polishes them.
-func (l *learner) column(t theta, j int) error {
-	hc, d := t.H, l.d
-	var good []resolved
-	var bad []int
-	var why []error
-	done := make([]bool, d) // measurement M_ij labelled, every head located
-	label := func(k int, p, sigma []float64, err error) {
-		if err != nil {
-			bad, why = append(bad, k), append(why, err)
-			return
-		}
-		good = append(good, resolved{k, p, sigma})
-		if rf := l.res.Trace.RFs[k]; rf.Kind == Measurement && located(sigma) {
-			done[rf.I] = true
+// columnLabels is what the RFs on one z_j say of the heads: those
+// labelled (good), those left unresolved with the reason (bad, why), and
+// the rows whose measurement is labelled with every head located (done).
+type columnLabels struct {
+	good []resolved
+	bad  []int
+	why  []error
+	done []bool
+}
+
+func newColumnLabels(d int) *columnLabels {
+	return &columnLabels{done: make([]bool, d)}
+}
+
+// add records what labelling RF k gave: p̂_h and their standard errors,
+// or the error that left it unresolved.
+func (c *columnLabels) add(l *learner, k int, p, sigma []float64, err error) {
+	if err != nil {
+		c.bad, c.why = append(c.bad, k), append(c.why, err)
+		return
+	}
+	c.good = append(c.good, resolved{k, p, sigma})
+	if rf := l.res.Trace.RFs[k]; rf.Kind == Measurement && located(sigma) {
+		c.done[rf.I] = true
+	}
+}
+
+// labelKnownColumn labels every RF on z_j asked so far by the known
+// values (labelKnown).
+func (l *learner) labelKnownColumn(t theta, j int) *columnLabels {
+	c := newColumnLabels(l.d)
+	for _, k := range l.cols[j] {
+		p, sigma, err := l.labelKnown(k, t)
+		c.add(l, k, p, sigma, err)
+	}
+	return c
+}
+
+// linkUnresolved gives every measurement on z_j that is unresolved, or
+// that locates some head too poorly, a link RF(z_j, u_i+u_k) to a row k
+// that is resolved, and labels the link (MATH.md §3.4): economy's and
+// frugal's fallback.
+func (l *learner) linkUnresolved(t theta, j int, c *columnLabels) error {
+	var need []int
+	var needWhy []error
+	for bi, k := range c.bad {
+		if l.res.Trace.RFs[k].Kind == Measurement {
+			need, needWhy = append(need, k), append(needWhy, c.why[bi])
 		}
 	}
-	if l.opt.Mode == Frugal {
-		// Each measurement is asked and solved before the next, so that
-		// its extra samples, if any, follow its first ones.
-		for i := 0; i < d; i++ {
-			k, err := l.frugalMeasure(i, j, hc)
-			if err != nil {
+	for _, g := range c.good {
+		if rf := l.res.Trace.RFs[g.rf]; rf.Kind == Measurement && !located(g.sigma) {
+			need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head is located only roughly (coincident poles, or a standard error of its log-pole above %g)", crowdedError))
+		}
+	}
+	for ni, k := range need {
+		rf := l.res.Trace.RFs[k]
+		i := rf.I
+		partner := l.partner(t, i, c.done)
+		if partner < 0 {
+			return l.fail(k, "cannot locate its heads and no resolved measurement to link it to", needWhy[ni])
+		}
+		lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
+		l.cols[j] = append(l.cols[j], lk)
+		l.planned += 2 * l.h0
+		for n := 1; n <= 2*l.h0; n++ {
+			if err := l.ask(lk, n); err != nil {
 				return err
 			}
-			p, sigma, err := l.labelFrugal(k, j, t)
-			var oe *Error
-			if errors.As(err, &oe) {
-				return err // the oracle failed
-			}
-			label(k, p, sigma, err)
 		}
-	} else {
-		for _, k := range l.cols[j] {
-			p, sigma, err := l.labelKnown(k, t)
-			label(k, p, sigma, err)
-		}
+		p, sigma, err := l.labelKnown(lk, t)
+		c.add(l, lk, p, sigma, err)
 	}
-	if l.opt.Mode != Paper {
-		// A measurement that is unresolved, or that locates some head too
-		// poorly, gets a link to a row that is resolved (MATH.md §3.4).
-		var need []int
-		var needWhy []error
-		for bi, k := range bad {
-			if l.res.Trace.RFs[k].Kind == Measurement {
-				need, needWhy = append(need, k), append(needWhy, why[bi])
-			}
-		}
-		for _, g := range good {
-			if rf := l.res.Trace.RFs[g.rf]; rf.Kind == Measurement && !located(g.sigma) {
-				need, needWhy = append(need, g.rf), append(needWhy, fmt.Errorf("a head is located only roughly (coincident poles, or a standard error of its log-pole above %g)", crowdedError))
-			}
-		}
-		for ni, k := range need {
-			rf := l.res.Trace.RFs[k]
-			i := rf.I
-			partner := l.partner(t, i, done)
-			if partner < 0 {
-				return l.fail(k, "cannot locate its heads and no resolved measurement to link it to", needWhy[ni])
-			}
-			lk := l.addRF(Link, i, j, []int{i, partner}, []int{j})
-			l.cols[j] = append(l.cols[j], lk)
-			l.planned += 2 * l.h0
-			for n := 1; n <= 2*l.h0; n++ {
-				if err := l.ask(lk, n); err != nil {
-					return err
-				}
-			}
-			p, sigma, err := l.labelKnown(lk, t)
-			if err != nil {
-				bad, why = append(bad, lk), append(why, err)
-				continue
-			}
-			good = append(good, resolved{lk, p, sigma})
-		}
+	return nil
+}
+
+// column learns column j of every P_h (W_h z_j) from the RFs on z_j:
+// each RF is labelled as the schedule labels them (floatColumn), the
+// labelled log-poles give P_h[·][j] by least squares, and a fit of the
+// column to all its samples polishes them.
+func (l *learner) column(t theta, j int) error {
+	c, err := l.sched.floatColumn(l, t, j)
+	if err != nil {
+		return err
 	}
-	if len(good) == 0 {
-		return l.fail(bad[0], fmt.Sprintf("no RF on %s could be labelled", l.columnName(j)), why[0])
+	if len(c.good) == 0 {
+		return l.fail(c.bad[0], fmt.Sprintf("no RF on %s could be labelled", l.columnName(j)), c.why[0])
 	}
-	// Weighted least squares for P_h[·][j], per head, from every labelled
-	// RF that locates the head, dropping equations that disagree with a
-	// majority of the others (MATH.md §4, idea 4). Where two equations
-	// disagree with no majority to decide, each way of settling it is
-	// tried below against the column's samples.
-	alts := make([][][]float64, hc)
-	combos := 1
+	alts, combos, err := l.columnEquations(t, j, c)
+	if err != nil {
+		return err
+	}
+	if err := l.fitColumn(t, j, alts, combos); err != nil {
+		return err
+	}
+	// Label unresolved RFs from the column's parameters, for the trace.
+	for _, k := range c.bad {
+		rf := &l.res.Trace.RFs[k]
+		rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) {
+			p, r, _ := l.headTerms(l.specs[k], t, h)
+			return p, r
+		}, t.H, 0)
+	}
+	return nil
+}
+
+// columnEquations solves for P_h[·][j], per head, by weighted least
+// squares from every labelled RF that locates the head, dropping
+// equations that disagree with a majority of the others (MATH.md §4,
+// idea 4). Where two equations disagree with no majority to decide, each
+// way of settling it is an alternative: alts[h] lists head h's, and
+// combos counts the combinations, which fitColumn tries against the
+// column's samples.
+func (l *learner) columnEquations(t theta, j int, c *columnLabels) (alts [][][]float64, combos int, err error) {
+	hc, d := t.H, l.d
+	alts = make([][][]float64, hc)
+	combos = 1
 	for h := 0; h < hc; h++ {
 		var a [][]float64
 		var b, sd []float64
-		for _, g := range good {
+		for _, g := range c.good {
 			if !(g.sigma[h] <= maxPoleError) {
 				continue
 			}
@@ -371,17 +228,25 @@ func (l *learner) column(t theta, j int) error {
 		alts[h] = robustLS(a, b, sd, d, 2)
 		if len(alts[h]) == 0 {
 			k := l.cols[j][0]
-			var err error
-			if len(bad) > 0 {
-				k, err = bad[0], why[0]
+			var why error
+			if len(c.bad) > 0 {
+				k, why = c.bad[0], c.why[0]
 			}
-			return l.fail(k, fmt.Sprintf("column %d of W is not determined by the labelled RFs", j+1), err)
+			return nil, 0, l.fail(k, fmt.Sprintf("column %d of W is not determined by the labelled RFs", j+1), why)
 		}
 		combos *= len(alts[h])
 	}
 	if combos > maxCombinations {
-		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree in %d ways", l.columnName(j), combos), nil)
+		return nil, 0, l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree in %d ways", l.columnName(j), combos), nil)
 	}
+	return alts, combos, nil
+}
+
+// fitColumn fits column j of every P_h to the samples of the RFs on z_j
+// from each combination of the alternatives (columnEquations) and takes
+// the best into t, if it is decided.
+func (l *learner) fitColumn(t theta, j int, alts [][][]float64, combos int) error {
+	hc, d := t.H, l.d
 	free := make([]bool, len(t.x))
 	for h := 0; h < hc; h++ {
 		for a := 0; a < d; a++ {
@@ -415,15 +280,7 @@ func (l *learner) column(t theta, j int) error {
 		}
 		fits, costs, thetas = append(fits, col), append(costs, cost), append(thetas, nt)
 	}
-	same := func(x, y []float64) bool {
-		for i := range x {
-			if math.Abs(x[i]-y[i]) > 1e-6*(1+math.Abs(y[i])) {
-				return false
-			}
-		}
-		return true
-	}
-	lb := pick(fits, costs, same)
+	lb := pick(fits, costs, samePoles)
 	if !lb.decided(len(sv.rows)) {
 		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.chi2, lb.rival), nil)
 	}
@@ -432,15 +289,6 @@ func (l *learner) column(t theta, j int) error {
 			copy(t.x, thetas[c].x)
 			break
 		}
-	}
-	for bi, k := range bad {
-		// Label unresolved RFs from the column's parameters, for the trace.
-		_ = why[bi]
-		rf := &l.res.Trace.RFs[k]
-		rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) {
-			p, r, _ := l.headTerms(l.specs[k], t, h)
-			return p, r
-		}, hc, 0)
 	}
 	return nil
 }

@@ -1,39 +1,59 @@
 // Package recovery learns the canonical heads of a multi-head softmax
 // attention layer from a black box that answers value queries: the learner
 // sends token sequences, the oracle returns the layer's scalar output at the
-// last token (Kim, Kim and Guo, "Provably Learning Multi-Head Attention with Queries"; numerics/MATH.md §3).
+// last token (Kim, Kim and Guo, "Provably Learning Multi-Head Attention with
+// Queries"). numerics/MATH.md §3 is the algorithm, §4 its numerics; this
+// package follows them step by step.
 //
-// The learner sends n copies of a token a followed by a query token z, for
-// n = 0…2H. The answers are a rational function of n whose poles −ρ_h and
-// residues reveal one linear measurement of every W_h and v_h (MATH.md
-// §3.1). Learn follows the paper's schedule of 4Hd²−2H+1 queries (Paper) or
-// a cheaper one that labels heads by their value fingerprints (Economy,
-// §3.4), or one that gives every measurement after column one only H+1
-// samples, its values being known (Frugal, §3.4: near the information
-// bound, falling back to economy's samples where the poles stay
-// undecided), fits every rational function with package rational, matches poles
-// to heads, and finishes with a global weighted least-squares fit of all
-// (W_h, v_h) to every raw answer, whose residual is the run's self-check
-// (§4). A run the float64 numbers cannot resolve ends in an error naming the
-// rational function and the queries at fault, never in a silently wrong
-// layer; every result, the empty layer too, is checked against every
-// answer it was learned from. LearnPaused makes the same run calling a
-// Pause at every checkpoint, with its progress, for a caller that must
-// keep drawing while it computes.
+// # Entry points
 //
-// Recover makes the run through a BlackBox, the oracle of a layer one
-// cannot open (another process, an HTTP API: package remote): a context,
-// batches of Requests, an error. The fixed part of the schedule goes out
-// as one batch. With Options.Calibrate it first reads the layer's scale
-// (Calibrate) and chooses the spread of its queries, for layers whose
-// weights are not of the reference size 1/√d, such as a framework's.
+//   - Learn(oracle, Options) makes a run in float64 against a function of
+//     the tokens (LayerOracle for a known layer); LearnBig the same run in
+//     extended precision (Options.Precision bits, BigLayerOracle).
+//     NeededPrecision says which precision a size needs (ACCURACY.md).
+//   - Recover(ctx, BlackBox, Options) makes the run through a layer one
+//     cannot open (another process, an HTTP API: package remote): batches
+//     of Requests, a context, an error. PlannedBatch is its first batch,
+//     the schedule's fixed queries; with Options.Calibrate it first reads
+//     the layer's scale (Calibrate).
+//   - LearnPaused, LearnBigPaused and RecoverPaused make the same runs
+//     calling a Pause at every checkpoint with the run's Progress, for a
+//     caller that must keep drawing while it computes; the numbers are the
+//     same bits.
+//   - Options.Mode chooses the schedule (Paper, Economy, Frugal; ParseMode
+//     reads a name), and the query counts are PaperQueries,
+//     EconomyQueries, FrugalQueries and BiasQueries.
 //
-// Float64 stops near H = 5 (the RFs condition like Cauchy matrices, §4).
-// LearnBig makes the same run in extended precision
-// (Options.Precision bits of math/big, up to MaxHeadsExtended heads): the
-// same schedule, trace and checks, with the plain pipeline of §3.3 at the
-// working precision (linear RF fits, labels by assignment, P_h and r_h read
-// off the measurements, no global fit), the oracle evaluated at that
-// precision too (BigLayerOracle). NeededPrecision says which precision a
-// size needs, from the measurement of cmd/accuracy -digits (ACCURACY.md).
+// A Result holds the canonical layer with its self-check and the Trace of
+// every query and rational function. A run the numbers cannot resolve ends
+// in an *Error naming the rational function and the queries at fault,
+// never in a silently wrong layer: every result, the empty layer too, is
+// checked against every answer it was learned from.
+//
+// # Map of the files
+//
+// The algorithm in one screen is learner.run (learn.go): the schedule's
+// queries, the fits of the RFs on z_1, the measurements of the other
+// columns, the solve for the heads and its check (MATH.md §3).
+//
+//   - The schedules, one interface (schedule.go: schedule, askFixed) and
+//     an implementation a file: paper.go (§3.3), economy.go and frugal.go
+//     (§3.4). Frugal's ladders, as lists of steps: frugal_ladder.go; the
+//     float64 pole searches: frugal_float.go; extended precision's polish:
+//     frugal_big.go; the line family: frugal_line.go.
+//   - The precisions, one interface (pipeline, learn.go) and two
+//     implementations: float.go (float64: joint fits and the global fit of
+//     §4) over first.go and link.go (column one through its links),
+//     columns.go and known.go (the other columns, labelled by the known
+//     values), model.go (the heads in the learner's coordinates), lm.go,
+//     normal.go and lstsq.go (least squares), label.go (choosing among
+//     labellings); plain.go (extended precision: every RF on its own) over
+//     ext.go and big.go (the numbers and oracles at the working precision).
+//   - The run's bookkeeping: schedule.go (the learner, its queries and the
+//     trace), rf.go (an RF's fit), check.go (the heads, their self-check,
+//     the trace relabelled), run.go (pauses and progress), trace.go (the
+//     Result and Trace), options.go (Options, Mode and the counts),
+//     precision.go (the precision a size needs).
+//   - The black box: oracle.go (Oracle, LayerOracle), blackbox.go
+//     (BlackBox, Recover), calibrate.go (the layer's scale).
 package recovery

@@ -8,115 +8,22 @@ import (
 	"headlab/numerics/internal/xmath"
 )
 
-// In extended precision a frugal measurement's poles are located in
-// float64 (frugal.go: solved, or searched) on the roundings of its
-// samples, and every
-// distinct candidate it finds, with every transposition of the best (the
-// labellings two heads with close values could swap), is polished by
-// Gauss–Newton at the working precision. A candidate is a solution when
-// it reproduces every sample to the noise model (epsX); the poles are
-// accepted when exactly one distinct solution remains.
+// Frugal in extended precision (MATH.md §3.4, "Frugal mode"): a
+// measurement's poles are located in float64 on the roundings of its
+// samples (bigPoleSearch), and every distinct candidate, with every
+// transposition of the best, is polished by Gauss–Newton at the working
+// precision (settleFrugal): the poles are accepted when exactly one
+// distinct candidate reproduces every sample to the noise model (epsX).
+// bigLadder (frugal_ladder.go) gives what follows where they are not.
 
-// searchedHeads is the most heads whose poles a frugal measurement looks
-// for in extended precision; beyond, it goes to the 2H − 2 samples of the
-// line family at once (lineFrugal). At H = 5 the float64 search on the
-// samples' roundings located about half the measurements, but each of its
-// rungs cost more time than the samples it saved: at (5, 4) with 256 bits
-// (8 layers) the quick fits took 0.4 ms a measurement and located 15% of
-// them, the deflated search 0.9 ms and 31%, the full search 1.9 ms and
-// 10%, against about 1 ms for the whole line family. With the search,
-// frugal took 1.26× economy's time for 155.8 queries; without, 0.79× for
-// 167 (economy 191). From H = 6 it locates almost none (5 of 120
-// measurements at (6, 4), none at H = 8: float64 cannot tell six poles or
-// more apart from H + 1 samples).
+// searchedHeads is the most heads whose poles the float64 search looks
+// for in extended precision; beyond, it costs more time than the samples
+// it saves, and the measurement goes to the line family at once (MATH.md
+// §3.4).
 const searchedHeads = homotopyHeads
 
 // frugalPolishes bounds the float64 candidates polished per search.
 const frugalPolishes = 8
-
-// plainFrugalColumn learns column j in frugal mode: each measurement is
-// asked with n = 1…H+1 and solved before the next. Where its poles stay
-// undecided it gets one more sample (only if the search located poles at
-// all), then samples up to 2H − 2 and their line family (lineFrugal), then
-// up to 2H − 1 and economy's fit checked by the known r_h
-// (plainFrugalRational), then economy's last sample and fit.
-func (l *learner) plainFrugalColumn(hc, j int, rs float64) error {
-	x := l.x
-	for i := 0; i < l.d; i++ {
-		k, err := l.frugalMeasure(i, j, hc)
-		if err != nil {
-			return err
-		}
-		counted := false
-		for {
-			p, ok, located := l.plainFrugal(k, hc, j)
-			if ok {
-				for h := 0; h < hc; h++ {
-					x.P[h][i][j] = p[h]
-				}
-				break
-			}
-			rf := &l.res.Trace.RFs[k]
-			if !counted {
-				l.res.Fallbacks++
-				counted = true
-			}
-			next := len(rf.N) + 1
-			// One more sample can settle two solutions, not a search that
-			// located none: that goes on at once, to the line family's
-			// samples and then economy's.
-			if next >= 2*l.h0 || next > hc+2 || !located {
-				// The line family of 2H − 2 samples (lineStarts) finds
-				// every solution whose poles its roots, at the working
-				// precision, tell apart.
-				if hc == l.h0 && hc >= 3 {
-					for n := next; n <= 2*hc-2; n++ {
-						l.planned++
-						if err := l.ask(k, n); err != nil {
-							return err
-						}
-					}
-					if p, ok := l.lineFrugal(k, hc); ok {
-						for h := 0; h < hc; h++ {
-							x.P[h][i][j] = p[h]
-						}
-						break
-					}
-					next = len(rf.N) + 1
-				}
-				// With F(0) and C known, 2H − 1 samples determine the RF
-				// as a rational function (economy's fit without its
-				// check sample); the known r_h, H values it does not
-				// use, check it. Only where they do not, economy's
-				// last sample.
-				for n := next; n <= 2*l.h0-1; n++ {
-					l.planned++
-					if err := l.ask(k, n); err != nil {
-						return err
-					}
-				}
-				if hc == l.h0 && len(rf.N) == 2*hc-1 && l.plainFrugalRational(k, hc, j, rs) {
-					break
-				}
-				for n := len(rf.N) + 1; n <= 2*l.h0; n++ {
-					l.planned++
-					if err := l.ask(k, n); err != nil {
-						return err
-					}
-				}
-				if err := l.plainKnown(k, hc, j, rs); err != nil {
-					return err
-				}
-				break
-			}
-			l.planned++
-			if err := l.ask(k, next); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
 
 // lineFrugal solves the poles of frugal measurement k from the line
 // family of its samples (lineStarts), polished on all of them
@@ -169,8 +76,8 @@ func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 }
 
 // plainFrugal solves the poles of frugal measurement k of column j at
-// the working precision and records them, or reports that its samples
-// leave them undecided. located reports whether the float64 search found
+// the working precision (bigPoleSearch, then settleFrugal) and records
+// them, or reports that its samples leave them undecided. located reports whether the float64 search found
 // poles that explain the rounded samples (false: it found none, or did
 // not look beyond searchedHeads, and one more sample would not help it).
 func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
@@ -192,15 +99,10 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		}
 	}
 	mu, width := poleRange(t, j)
-	lo, hi := scanRange(mu, width)
-	starts := l.poleStarts(k, mu, width, nil)
-	// As in float64 (labelFrugal): the first rungs, on every pass, then
-	// the full search, until some fit explains the rounded samples.
+	// The steps of bigPoleSearch, until some fit explains the rounded
+	// samples.
 	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
-	lb := l.firstPoles(q, starts, mu, width, lo, hi, true, true, explains)
-	if !explains(lb) {
-		lb = lb.merge(l.searchPoles(q, starts, lo, hi), samePoles)
-	}
+	lb, _ := l.newPoleSearch(k, t, q, mu, width, nil, true).run(bigPoleSearch, explains)
 	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.

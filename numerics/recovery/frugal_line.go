@@ -9,10 +9,8 @@ import (
 	"headlab/numerics/internal/poles"
 )
 
-// The line family (numerics/MATH.md §3.4): where the float64 search leaves
-// a frugal measurement undecided in extended precision (or, beyond
-// searchedHeads, does not look), 2H − 2 samples settle it at the working precision
-// before economy's 2H − 1 do. With t(n) = (F(0) − y(n))/n = Σ_h r_h/(n + ρ_h)
+// The line family (numerics/MATH.md §3.4; a rung of bigLadder): 2H − 2
+// samples of a frugal measurement, at the working precision. With t(n) = (F(0) − y(n))/n = Σ_h r_h/(n + ρ_h)
 // = Q(n)/P(n), P monic of degree H and Q of degree H − 1 with leading
 // coefficient Σ_h r_h, each sample is one linear equation in the 2H − 1
 // other coefficients, so 2H − 2 samples leave a line (P, Q) = (P₀, Q₀) +

@@ -179,7 +179,7 @@ func TestColumnOneAlike(t *testing.T) {
 				opt.Mode, opt.Seed = m, s
 				l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
 				l.workers = 1
-				if err := l.schedule(); err != nil {
+				if err := l.askFixed(); err != nil {
 					t.Fatal(err)
 				}
 				got := fmt.Sprintf("s %x", math.Float64bits(l.s))

@@ -212,3 +212,19 @@ func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs
 // fits: a fit from one start takes microseconds, and waking a goroutine
 // for one or two of them costs more than it saves.
 const minStartsPerWorker = 4
+
+// spreadPair returns copies of x with x[a] and x[b] spread apart around
+// their mean by ±delta, for each delta: the restarts of a fit stalled in
+// the narrow valley that two nearly equal log-poles make.
+func spreadPair(x []float64, a, b int, deltas []float64) [][]float64 {
+	m := float64((x[a] + x[b]) / 2)
+	var out [][]float64
+	for _, delta := range deltas {
+		for _, sgn := range []float64{-1, 1} {
+			p := append([]float64(nil), x...)
+			p[a], p[b] = m+float64(sgn*delta), m-float64(sgn*delta)
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -2,21 +2,7 @@ package recovery
 
 import (
 	"fmt"
-	"math"
 	"runtime"
-
-	"gonum.org/v1/gonum/mat"
-
-	"headlab/numerics/attention"
-)
-
-// Self-check limits on the RMS of the global fit's weighted residuals: for
-// an exact oracle the noise model (1e-16 relative) is below the oracle's
-// real rounding, so the limit is loose; for a noisy oracle the residuals
-// are in units of its stated accuracy.
-const (
-	exactResidualLimit = 30.0
-	noisyResidualLimit = 1.5
 )
 
 // Learn recovers the canonical heads behind the oracle o (MATH.md §3): it
@@ -40,9 +26,7 @@ func Learn(o Oracle, opt Options) (Result, error) {
 
 // learn is Learn or LearnBig with a pause called at every checkpoint of
 // the run (nil: none) and up to workers goroutines fitting at once (one
-// when paused); neither changes any number. Both precisions share
-// the schedule, the bookkeeping of the trace and the final checks; they
-// differ in how the RFs are fitted and labelled (learnFloat, learnPlain).
+// when paused); neither changes any number.
 func learn(o source, opt Options, pause func(*learner), workers int) (Result, error) {
 	if err := opt.validate(); err != nil {
 		return Result{}, err
@@ -56,64 +40,71 @@ func learn(o source, opt Options, pause func(*learner), workers int) (Result, er
 	if pause == nil {
 		l.workers = workers
 	}
-	if err := l.schedule(); err != nil {
-		return l.res, err
-	}
-	if l.x != nil {
-		return l.learnPlain()
-	}
-	return l.learnFloat()
+	return l.run(l.pipeline())
 }
 
-// learnFloat is the float64 pipeline after the queries (MATH.md §4): the
-// RFs on z_1 labelled through their links, the other columns labelled by
-// the known values, and a global fit of all heads to every answer.
-func (l *learner) learnFloat() (Result, error) {
-	t, err := l.learnColumnOne()
+// run is the algorithm of MATH.md §3, step by step: the schedule's
+// queries, the fits of the RFs on z_1, the measurements of the other
+// columns, and the solve for the heads with its check against every
+// answer. The schedule (l.sched: paper.go, economy.go, frugal.go) says
+// which queries are asked and how a column is labelled; the pipeline p
+// (float64 or extended precision) how the numbers are fitted.
+func (l *learner) run(p pipeline) (Result, error) {
+	// Schedule and samples: every query fixed in advance (§3.3, §3.4).
+	if err := l.askFixed(); err != nil {
+		return l.res, err
+	}
+	// Fits: the RFs on z_1 show the number of heads; their links label
+	// them, and give every value r_h (§3.3; §4, "learn v first").
+	l.stage = stageColumnOne
+	hc, err := p.columnOne()
 	if err != nil {
 		return l.res, err
 	}
-	if t.H == 0 {
-		// Every RF on z_1 is constant: no head is visible. The empty layer
-		// must still explain every answer.
-		sv := l.newSolver(l.queryRows(), make([]bool, len(t.x)), 0)
-		chi2, _ := sv.cost(t)
-		return l.finish(t, &fitStats{chi2: chi2, rows: len(sv.rows)}, nil)
-	}
-	l.stage = stageColumns
-	l.frugalPlanned(t.H)
-	order := make([]int, 0, l.ncols)
-	if l.ncols > l.d {
-		order = append(order, l.d) // Q first: the paper's links on z_1 + z_j use it
-	}
-	for j := 1; j < l.d; j++ {
-		order = append(order, j)
-	}
-	for _, j := range order {
-		if err := l.column(t, j); err != nil {
-			return l.res, err
+	// Measurements: column j of every P_h from the RFs on z_j, labelled
+	// by the known values (§3.4); frugal asks its samples here.
+	if hc > 0 {
+		l.columns, l.stage = 1, stageColumns
+		l.sched.replan(l, hc)
+		for _, j := range p.columnOrder() {
+			if err := p.column(j); err != nil {
+				return l.res, err
+			}
+			l.columns++
+			l.tick()
 		}
-		l.columns++
-		l.tick()
 	}
+	// Solve and check: W_h = U P_h Zᵀ/c and v_h = U r_h/c, held against
+	// every answer they were learned from (§3.3, §4).
 	l.stage = stageFinal
-	free := make([]bool, len(t.x))
-	for i := range free {
-		free[i] = true
+	return p.solve()
+}
+
+// A pipeline is one precision's way through run: float64 (floatPipeline,
+// float.go) or extended precision (bigPipeline, plain.go). The two share
+// the schedule, the trace and the final check (finish) and differ where
+// the maths does (MATH.md §4): float64 labels column one by joint fits
+// and ends in a global fit of every head to every answer, without which
+// it stops near 1e-6; extended precision fits every RF on its own at the
+// working precision and solves for the heads directly.
+type pipeline interface {
+	// columnOne fits and labels the RFs on z_1 and returns the number of
+	// canonical heads they show.
+	columnOne() (hc int, err error)
+	// columnOrder lists the other columns in the order they are learned.
+	columnOrder() []int
+	// column learns column j of every P_h.
+	column(j int) error
+	// solve solves for the heads and checks them (finish).
+	solve() (Result, error)
+}
+
+// pipeline returns the pipeline of the run's precision.
+func (l *learner) pipeline() pipeline {
+	if l.x != nil {
+		return &bigPipeline{l: l}
 	}
-	sv := l.newSolver(l.queryRows(), free, t.H)
-	t, chi2 := sv.fit(t, 100)
-	st := &fitStats{chi2: chi2, vars: sv.variances(t), rows: len(sv.rows)}
-	if l.d == 1 {
-		// One RF and no redundancy: the first-order estimate was measured
-		// to fall short of the true error by up to 1,000 times (H = 4).
-		st.inflate = 1000
-	}
-	res, err := l.finish(t, st, nil)
-	if err == nil && l.missing(t.H) {
-		return l.missingHeads(t.H)
-	}
-	return res, err
+	return &floatPipeline{l: l}
 }
 
 // missing reports whether finding hc heads must be an error: at d = 1,
@@ -132,194 +123,4 @@ func (l *learner) missingHeads(hc int) (Result, error) {
 	l.res.Layer, l.res.BigLayer = nil, nil
 	return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
 		Reason: fmt.Sprintf("the RFs on z_1 show only %d of the %d heads %s; at d = 1 a head too weak to see looks absent (if the layer may have fewer canonical heads, say Heads is an upper bound)", hc, l.h0, l.precisionName())}
-}
-
-// fitStats is what the self-check of a run needs: the weighted sum of
-// squared residuals of the answers under the noise model (chi2) and their
-// number (rows), with either the global fit's variances of every
-// parameter (vars, float64) or an estimate of the largest relative error
-// of a head (est, extended precision).
-type fitStats struct {
-	chi2 float64
-	vars []float64
-	rows int
-	est  float64
-	// inflate (0 meaning 1) multiplies the estimate from vars.
-	inflate float64
-	// scale (≥ 1, 0 meaning 1) multiplies the residual limit: in extended
-	// precision the answers must be reproduced to the accuracy the run
-	// estimates for its heads (est), which the conditioning of the RFs
-	// puts above the working precision's noise model.
-	scale float64
-}
-
-// finish builds the layer from the parameters, checks it against every
-// answer it was learned from (a layer that does not reproduce them is an
-// error, whatever the pipeline concluded on the way) and against the
-// estimated error, and completes the trace. big, in extended precision,
-// holds the heads at the working precision in the order of t.
-func (l *learner) finish(t theta, st *fitStats, big []BigHead) (Result, error) {
-	d, hc := l.d, t.H
-	layer := make(attention.Layer, hc)
-	var qb [][]float64
-	est := 0.0
-	for h := 0; h < hc; h++ {
-		// P̃_h − Q_h 1ᵀ, Q_h = 0 without biases (model.go).
-		q := make([]float64, d)
-		if t.biased() {
-			for a := range q {
-				q[a] = t.Q(h, a)
-			}
-			cb := make([]float64, d)
-			for x := range cb {
-				var acc float64
-				for a := 0; a < d; a++ {
-					acc += float64(l.u[a][x] * q[a])
-				}
-				cb[x] = acc / l.c
-			}
-			qb = append(qb, cb)
-		}
-		w := mat.NewDense(d, d, nil)
-		for x := 0; x < d; x++ {
-			for y := 0; y < d; y++ {
-				var acc float64
-				for a := 0; a < d; a++ {
-					for b := 0; b < d; b++ {
-						acc += float64(l.u[a][x] * float64(t.P(h, a, b)-q[a]) * l.z[b][y])
-					}
-				}
-				w.Set(x, y, acc/float64(l.c*l.opt.tokenScale()))
-			}
-		}
-		v := mat.NewVecDense(d, nil)
-		for x := 0; x < d; x++ {
-			var acc float64
-			for a := 0; a < d; a++ {
-				acc += float64(l.u[a][x] * t.R(h, a))
-			}
-			v.SetVec(x, acc/l.c)
-		}
-		if big != nil {
-			// The float64 layer is the rounding of the extended one.
-			for x := 0; x < d; x++ {
-				for y := 0; y < d; y++ {
-					f, _ := big[h].W[x][y].Float64()
-					w.Set(x, y, f)
-				}
-				f, _ := big[h].V[x].Float64()
-				v.SetVec(x, f)
-			}
-		}
-		layer[h] = attention.Head{W: w, V: v}
-		if st.vars != nil {
-			var vw, vv float64
-			for a := 0; a < d; a++ {
-				for b := 0; b < t.cols; b++ {
-					vw += st.vars[t.pIndex(h, a, b)]
-				}
-				vv += st.vars[t.rIndex(h, a)]
-			}
-			ew := math.Sqrt(vw) / float64(l.c*l.opt.tokenScale()) / maxAbs(w.RawMatrix().Data)
-			ev := math.Sqrt(vv) / l.c / maxAbs(v.RawVector().Data)
-			est = math.Max(est, math.Max(ew, ev))
-		}
-	}
-	// Sort heads as attention.Canonical does, and relabel the trace.
-	order := make([]int, hc)
-	for i := range order {
-		order[i] = i
-	}
-	for i := 1; i < hc; i++ {
-		for k := i; k > 0 && attention.LessW(layer[order[k]].W, layer[order[k-1]].W); k-- {
-			order[k], order[k-1] = order[k-1], order[k]
-		}
-	}
-	newLabel := make([]int, hc)
-	sortedLayer := make(attention.Layer, hc)
-	for k, h := range order {
-		newLabel[h] = k
-		sortedLayer[k] = layer[h]
-	}
-	for k := range l.res.Trace.RFs {
-		rf := &l.res.Trace.RFs[k]
-		for b, h := range rf.Heads {
-			if h >= 0 && h < hc {
-				rf.Heads[b] = newLabel[h]
-			}
-		}
-		rf.HeadP = make([]float64, hc)
-		rf.HeadR = make([]float64, hc)
-		for h := 0; h < hc; h++ {
-			p, r, _ := l.headTerms(l.specs[k], t, h)
-			rf.HeadP[newLabel[h]] = p
-			rf.HeadR[newLabel[h]] = r
-		}
-	}
-	l.res.Heads = hc
-	if st.vars == nil {
-		est = st.est
-	} else if st.inflate > 0 {
-		est *= st.inflate
-	}
-	dof := max(1, st.rows-len(t.x))
-	l.res.Residual = math.Sqrt(st.chi2 / float64(dof))
-	if math.IsNaN(l.res.Residual) {
-		l.res.Residual = math.Inf(1)
-	}
-	if math.IsNaN(est) {
-		est = math.Inf(1)
-	}
-	l.res.Estimate = est
-	limit := exactResidualLimit
-	if l.opt.Tolerance > 0 {
-		limit = noisyResidualLimit + 3/math.Sqrt(float64(dof))
-	}
-	if st.scale > 1 {
-		limit *= st.scale
-	}
-	if !(l.res.Residual <= limit) {
-		reason := fmt.Sprintf("self-check failed: the %d recovered heads do not reproduce the answers they were learned from (residuals %.3g times the noise model, limit %.3g)", hc, l.res.Residual, limit)
-		if hc == 0 {
-			reason = fmt.Sprintf("self-check failed: no head is visible, yet the answers are not those of an empty layer (residuals %.3g times the noise model, limit %.3g): no attention layer explains them", l.res.Residual, limit)
-		}
-		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1, Reason: reason}
-	}
-	if !(est <= l.opt.maxError()) {
-		return l.res, &Error{RF: -1, First: 0, Last: l.res.Queries - 1,
-			Reason: fmt.Sprintf("estimated relative error %.3g exceeds %.3g: the answers do not determine the heads %s", est, l.opt.maxError(), l.precisionName())}
-	}
-	l.res.Layer = sortedLayer
-	if qb != nil {
-		l.res.QueryBias = make([][]float64, hc)
-		for k, h := range order {
-			l.res.QueryBias[k] = qb[h]
-		}
-	}
-	if big != nil {
-		l.res.BigLayer = make([]BigHead, hc)
-		for k, h := range order {
-			l.res.BigLayer[k] = big[h]
-		}
-	}
-	return l.res, nil
-}
-
-// precisionName is "in float64" or "at N bits", for messages.
-func (l *learner) precisionName() string {
-	if l.opt.Precision > 0 {
-		return fmt.Sprintf("at %d bits", l.opt.Precision)
-	}
-	return "in float64"
-}
-
-func maxAbs(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
-	}
-	if m == 0 {
-		return math.SmallestNonzeroFloat64
-	}
-	return m
 }

@@ -31,10 +31,10 @@ const (
 	// Frugal makes column one as economy does, then gives every later
 	// measurement only H+1 samples: its residues r_h = c·v_h·u_i and its
 	// constant are known from column one, so only its H poles are unknown
-	// (FrugalQueries: 2H(2d−1)+1+(H+1)(d²−d)). A measurement whose poles
-	// the samples leave undecided gets one more sample, then economy's 2H
-	// (and its links); one that locates a head only roughly gets economy's
-	// link at once. Both are counted in Result.Fallbacks: never a guess.
+	// (FrugalQueries: 2H(2d−1)+1+(H+1)(d²−d)). Where the samples leave
+	// the poles undecided, or locate a head only roughly, the measurement
+	// falls back along the ladder of MATH.md §3.4 towards economy's
+	// samples and links, counted in Result.Fallbacks: never a guess.
 	Frugal
 )
 

@@ -186,19 +186,27 @@ func decidedPlain(miss, rival float64) bool {
 	return miss <= matchTolerance && rival > math.Max(ambiguity*miss, matchTolerance)
 }
 
-// learnPlain is the extended-precision pipeline after the queries.
-func (l *learner) learnPlain() (Result, error) {
+// bigPipeline is the extended-precision pipeline, the plain one of
+// MATH.md §3.3 at the working precision.
+type bigPipeline struct {
+	l  *learner
+	hc int // the heads column one shows
+}
+
+// columnOne counts the canonical heads, the most poles any RF on z_1
+// shows, and labels the RFs on z_1 (plainColumnOne).
+func (p *bigPipeline) columnOne() (int, error) {
+	l := p.l
 	x, d := l.x, l.d
-	l.stage = stageColumnOne
-	// The number of canonical heads: the most poles any RF on z_1 shows.
 	hc := 0
 	for _, k := range l.first {
 		bf, err := l.fitBig(k, l.h0, true, nil, nil)
 		if err != nil {
-			return l.res, l.fail(k, fmt.Sprintf("cannot be fitted with at most %d poles %s", l.h0, l.precisionName()), err)
+			return 0, l.fail(k, fmt.Sprintf("cannot be fitted with at most %d poles %s", l.h0, l.precisionName()), err)
 		}
 		hc = max(hc, len(bf.p))
 	}
+	p.hc = hc
 	x.P = make([][][]*big.Float, hc)
 	x.R = make([][]*big.Float, hc)
 	for h := range x.P {
@@ -208,30 +216,33 @@ func (l *learner) learnPlain() (Result, error) {
 		}
 		x.R[h] = make([]*big.Float, d)
 	}
-	if hc > 0 {
-		l.frugalPlanned(hc)
-		if err := l.plainColumnOne(hc); err != nil {
-			return l.res, err
-		}
-		l.columns = 1
-		l.stage = stageColumns
-		// The column of the biases last: the links here only check, and
-		// frugal's pole search reads the columns before it.
-		for j := 1; j < l.ncols; j++ {
-			if err := l.plainColumn(hc, j); err != nil {
-				return l.res, err
-			}
-			l.columns++
-			l.tick()
-		}
+	if hc == 0 {
+		return 0, nil
 	}
-	l.stage = stageFinal
-	res, err := l.finishPlain(hc)
+	return hc, l.plainColumnOne(hc)
+}
+
+// columnOrder puts the column of the biases last: the links here only
+// check, and frugal's pole search reads the columns before it.
+func (p *bigPipeline) columnOrder() []int {
+	var order []int
+	for j := 1; j < p.l.ncols; j++ {
+		order = append(order, j)
+	}
+	return order
+}
+
+func (p *bigPipeline) column(j int) error { return p.l.plainColumn(p.hc, j) }
+
+// solve solves for the heads at the working precision and checks them
+// (finishPlain).
+func (p *bigPipeline) solve() (Result, error) {
+	res, err := p.l.finishPlain(p.hc)
 	if err != nil {
 		return res, err
 	}
-	if l.missing(hc) {
-		return l.missingHeads(hc)
+	if p.l.missing(p.hc) {
+		return p.l.missingHeads(p.hc)
 	}
 	return res, nil
 }
@@ -384,10 +395,13 @@ func (l *learner) plainColumn(hc, j int) error {
 	if rs == 0 {
 		rs = 1
 	}
-	if l.opt.Mode == Frugal {
-		return l.plainFrugalColumn(hc, j, rs)
-	}
-	// Measurements first: a link's check needs the measurements' values.
+	return l.sched.bigColumn(l, hc, j, rs)
+}
+
+// plainKnownColumn fits and labels every RF on z_j by the known values
+// (plainKnown): paper's and economy's column in extended precision. The
+// measurements go first: a link's check needs the measurements' values.
+func (l *learner) plainKnownColumn(hc, j int, rs float64) error {
 	for pass := 0; pass < 2; pass++ {
 		for _, k := range l.cols[j] {
 			rf := &l.res.Trace.RFs[k]
@@ -472,12 +486,24 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			rmax = math.Max(rmax, math.Abs(t.R(h, a)))
 		}
 	}
+	chi2, est, worst := l.plainResiduals(hc, pmax, rmax)
+	heads := l.bigHeads(hc)
+	eps := l.epsX()
+	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: math.Max(est, worst), scale: math.Max(1, est/eps)}, heads)
+}
+
+// plainResiduals holds every answer against the heads at the working
+// precision and returns the weighted sum of squared residuals under the
+// noise model, the RFs' own disagreement with the heads (est, relative to
+// the largest |p| and |r|, pmax and rmax) and the largest relative
+// residual of an answer (worst).
+func (l *learner) plainResiduals(hc int, pmax, rmax float64) (chi2, est, worst float64) {
+	x := l.x
 	// Every answer against the heads, per RF: two distinct scores per head
 	// make one Exp per head and RF.
 	eps := l.epsX()
 	// est is the RFs' own disagreement with the heads; worst the largest
 	// relative residual of an answer.
-	var chi2, est, worst float64
 	diff := x.num()
 	byRF := make(map[int][]int) // RF → its samples' query indices
 	for q, qq := range l.res.Trace.Queries {
@@ -525,7 +551,13 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 			worst = math.Max(worst, math.Abs(e)*eps)
 		}
 	}
-	// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c and v_h = U r_h/c (Q_h = 0 without biases).
+	return chi2, est, worst
+}
+
+// bigHeads solves for the heads at the working precision:
+// W_h = U (P̃_h − Q_h 1ᵀ) Zᵀ/c and v_h = U r_h/c (Q_h = 0 without biases).
+func (l *learner) bigHeads(hc int) []BigHead {
+	x, d := l.x, l.d
 	heads := make([]BigHead, hc)
 	tmp := x.num()
 	for h := 0; h < hc; h++ {
@@ -564,5 +596,5 @@ func (l *learner) finishPlain(hc int) (Result, error) {
 		}
 		heads[h] = BigHead{W: w, V: v}
 	}
-	return l.finish(t, &fitStats{chi2: chi2, rows: len(l.res.Trace.Queries), est: math.Max(est, worst), scale: math.Max(1, est/eps)}, heads)
+	return heads
 }

@@ -58,7 +58,7 @@ func TestModelMatchesLayer(t *testing.T) {
 	layer := attention.Random(H, d, 5)
 	opt := DefaultOptions(H, d)
 	l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
-	if err := l.schedule(); err != nil {
+	if err := l.askFixed(); err != nil {
 		t.Fatal(err)
 	}
 	th := newTheta(H, d, d)

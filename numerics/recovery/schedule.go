@@ -12,10 +12,11 @@ import (
 
 // learner is the state of one Learn run.
 type learner struct {
-	o   source
-	opt Options
-	x   *ext // the extended-precision numbers, nil in float64
-	d   int
+	o     source
+	opt   Options
+	sched schedule // opt.Mode's
+	x     *ext     // the extended-precision numbers, nil in float64
+	d     int
 	// ncols is the number of columns of the P_h: d, or d + 1 with biases
 	// (the column of the query token z = −z_1, l.z[d]; model.go).
 	ncols int
@@ -34,7 +35,8 @@ type learner struct {
 
 	// pause, when set, is called at every checkpoint of the run (each
 	// query, each rational fit, each trial step of a fit) and may suspend
-	// it there (Run); it reads the progress below and changes nothing.
+	// it there (LearnPaused); it reads the progress below and changes
+	// nothing.
 	pause func(*learner)
 	// hasConst says C, the answer to the zero token alone, is known and
 	// taken off every answer (Biases).
@@ -83,7 +85,7 @@ func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
 
 func newLearner(o source, opt Options) *learner {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
-	l := &learner{o: o, opt: opt, d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
+	l := &learner{o: o, opt: opt, sched: schedules[opt.Mode], d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
 	l.planned = plannedQueries(opt)
 	if opt.Precision > 0 {
 		// The same draws, orthonormalised at the working precision; the
@@ -205,38 +207,68 @@ func (l *learner) share(k, q int) {
 	rf.Query = append(rf.Query, q)
 }
 
-// schedule makes every query of the mode's fixed schedule (MATH.md §3.3,
-// §3.4). The RFs with z = z_1 come first: M_11 with n = 0…2H, then M_i1
-// and the link RF(z_1, u_1+u_i), which share the query of z_1 alone as
-// n = 0. Then, column by column, the RFs on z_j (paper: M_1j, the link
-// RF(z_1+z_j, u_1), and M_ij with the link RF(z_j, u_1+u_i); economy: the
-// M_ij only), each with n = 1…2H because C = V·a is known by then. Frugal
-// mode makes only the RFs on z_1 here: its other measurements are asked
-// as their columns are learned (frugalColumn), each with n = 1…H+1.
-func (l *learner) schedule() error {
-	d, h := l.d, l.h0
-	ask := func(k, from int) error {
-		for n := from; n <= 2*h; n++ {
-			if err := l.ask(k, n); err != nil {
-				return err
-			}
-		}
-		return nil
+// A schedule is one of the three query schedules (Mode; MATH.md §3.3,
+// §3.4), one implementation a file: paper.go, economy.go, frugal.go.
+// Column one, the RFs on z_1, is asked and learned alike by all three
+// (askFixed, columnOne); they differ in the RFs they ask on the other
+// query tokens and in how they label them.
+type schedule interface {
+	// askColumn adds and asks the RFs on z_j that the schedule fixes in
+	// advance (j = 1…d−1, and d, the column of the biases, −z_1): every
+	// one with n = 1…2H, C = V·a being known by then.
+	askColumn(l *learner, j int) error
+	// replan sets the planned query count once column one has shown hc
+	// heads.
+	replan(l *learner, hc int)
+	// floatColumn labels the RFs on z_j in float64 (asking any the
+	// schedule leaves to this point) and says what each tells of the
+	// heads.
+	floatColumn(l *learner, t theta, j int) (*columnLabels, error)
+	// bigColumn learns column j of every P_h at the working precision; rs
+	// is the scale of the values r_h.
+	bigColumn(l *learner, hc, j int, rs float64) error
+}
+
+// schedules lists the implementation of every Mode.
+var schedules = [...]schedule{Paper: paper{}, Economy: economy{}, Frugal: frugal{}}
+
+// askFixed makes every query of the schedule that does not depend on an
+// answer (MATH.md §3.3, §3.4). The RFs with z = z_1 come first: M_11 with
+// n = 0…2H, then M_i1 and the link RF(z_1, u_1+u_i), which share the
+// query of z_1 alone as n = 0; with biases, the zero token alone (C).
+// Then, column by column, the RFs the schedule fixes on the other z
+// (askColumn).
+func (l *learner) askFixed() error {
+	if err := l.askColumnOne(); err != nil {
+		return err
 	}
+	l.cols = make([][]int, l.ncols)
+	for j := 1; j < l.ncols; j++ {
+		if err := l.sched.askColumn(l, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// askColumnOne asks the RFs on z_1 (and, with biases, the constant) and
+// sets the noise model's scale from their answers.
+func (l *learner) askColumnOne() error {
+	d := l.d
 	k := l.addRF(Measurement, 0, 0, []int{0}, []int{0})
 	l.first = append(l.first, k)
-	if err := ask(k, 0); err != nil {
+	if err := l.askFrom(k, 0); err != nil {
 		return err
 	}
 	for i := 1; i < d; i++ {
 		m := l.addRF(Measurement, i, 0, []int{i}, []int{0})
 		l.share(m, 0)
-		if err := ask(m, 1); err != nil {
+		if err := l.askFrom(m, 1); err != nil {
 			return err
 		}
 		lk := l.addRF(Link, i, 0, []int{0, i}, []int{0})
 		l.share(lk, 0)
-		if err := ask(lk, 1); err != nil {
+		if err := l.askFrom(lk, 1); err != nil {
 			return err
 		}
 		l.first = append(l.first, m, lk)
@@ -258,47 +290,25 @@ func (l *learner) schedule() error {
 		ss += float64(y * y)
 	}
 	l.s = math.Sqrt(ss / float64(len(l.ans)))
-	l.cols = make([][]int, l.ncols)
-	for j := 1; j < d && l.opt.Mode != Frugal; j++ {
-		var col []int
-		add := func(kind Kind, i int, alpha, beta []int) error {
-			k := l.addRF(kind, i, j, alpha, beta)
-			col = append(col, k)
-			return ask(k, 1)
-		}
-		if err := add(Measurement, 0, []int{0}, []int{j}); err != nil {
+	return nil
+}
+
+// askFrom asks RF k at n = from…2H.
+func (l *learner) askFrom(k, from int) error {
+	for n := from; n <= 2*l.h0; n++ {
+		if err := l.ask(k, n); err != nil {
 			return err
 		}
-		if l.opt.Mode == Paper {
-			if err := add(Link, 0, []int{0}, []int{0, j}); err != nil {
-				return err
-			}
-		}
-		for i := 1; i < d; i++ {
-			if err := add(Measurement, i, []int{i}, []int{j}); err != nil {
-				return err
-			}
-			if l.opt.Mode == Paper {
-				if err := add(Link, i, []int{0, i}, []int{j}); err != nil {
-					return err
-				}
-			}
-		}
-		l.cols[j] = col
-	}
-	if l.opt.Biases && l.opt.Mode != Frugal {
-		// The column on −z_1, labelled by the values as economy's are.
-		var col []int
-		for i := 0; i < d; i++ {
-			k := l.addRF(Measurement, i, d, []int{i}, []int{d})
-			col = append(col, k)
-			if err := ask(k, 1); err != nil {
-				return err
-			}
-		}
-		l.cols[d] = col
 	}
 	return nil
+}
+
+// askInColumn adds an RF on u = Σ_{α} u_a and z = Σ_{β} z_b to column j
+// and asks it at n = 1…2H.
+func (l *learner) askInColumn(kind Kind, i, j int, alpha, beta []int) error {
+	k := l.addRF(kind, i, j, alpha, beta)
+	l.cols[j] = append(l.cols[j], k)
+	return l.askFrom(k, 1)
 }
 
 // takeConstant takes the last answer as C and every answer so far less
