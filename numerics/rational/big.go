@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"headlab/numerics/internal/bigpoly"
+	"headlab/numerics/internal/linalg"
 )
 
 // BigOptions tunes FitBig.
@@ -255,49 +256,14 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 }
 
 // solveBig solves the square system a·x = b (a by rows, b its last
-// column) by Gaussian elimination with partial pivoting at prec bits.
+// column) by Gaussian elimination with partial pivoting at prec bits, a
+// pivot that has lost all but 8 bits counting as zero.
 func solveBig(a [][]*big.Float, n int, prec uint) ([]*big.Float, bool) {
-	t := new(big.Float).SetPrec(prec)
-	f := new(big.Float).SetPrec(prec)
-	var amax float64
-	for _, row := range a {
-		for _, v := range row[:n] {
-			x, _ := v.Float64()
-			amax = math.Max(amax, math.Abs(x))
-		}
+	b := make([]*big.Float, len(a))
+	for i, row := range a {
+		a[i], b[i] = row[:n], row[n]
 	}
-	tiny := amax * math.Ldexp(1, -int(prec)+8)
-	for c := 0; c < n; c++ {
-		p := c
-		best := new(big.Float).Abs(a[c][c])
-		for r := c + 1; r < n; r++ {
-			if v := new(big.Float).Abs(a[r][c]); v.Cmp(best) > 0 {
-				p, best = r, v
-			}
-		}
-		if pv, _ := a[p][c].Float64(); math.Abs(pv) <= tiny {
-			return nil, false
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := c + 1; r < n; r++ {
-			if a[r][c].Sign() == 0 {
-				continue
-			}
-			f.Quo(a[r][c], a[c][c])
-			for k := c + 1; k <= n; k++ {
-				a[r][k].Sub(a[r][k], t.Mul(f, a[c][k]))
-			}
-		}
-	}
-	x := make([]*big.Float, n)
-	for r := n - 1; r >= 0; r-- {
-		s := new(big.Float).SetPrec(prec).Set(a[r][n])
-		for k := r + 1; k < n; k++ {
-			s.Sub(s, t.Mul(a[r][k], x[k]))
-		}
-		x[r] = s.Quo(s, a[r][r])
-	}
-	return x, true
+	return linalg.SolveBig(a, b, prec, linalg.Pivoting{ToleranceBits: int(prec) - 8})
 }
 
 // derivative returns the coefficients of the derivative.
