@@ -7,17 +7,6 @@ import (
 	"headlab/numerics/internal/xmath"
 )
 
-// Dot returns Σ a_i b_i summed left to right, each product rounded before
-// the addition. b must be at least as long as a.
-func Dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i, x := range a {
-		s += float64(x * b[i])
-	}
-	return s
-}
-
 // OrthonormalBasis returns d random orthonormal vectors of length d (Haar
 // distributed: modified Gram–Schmidt, applied twice, to Gaussian vectors
 // drawn from rng, d² draws in order).
