@@ -171,7 +171,7 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 	var pc, qc []*big.Float
 	if nu > 0 {
 		// P(t_i) − g_i·Σ_{k<h} q_k t_i^k = g_i·t_i^h.
-		a := make([][]*big.Float, m)
+		a, b := make([][]*big.Float, m), make([]*big.Float, m)
 		for i := 0; i < m; i++ {
 			t := tOf(n[i])
 			pw := make([]*big.Float, max(deg, h)+1)
@@ -179,7 +179,7 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 			for k := 1; k < len(pw); k++ {
 				pw[k] = num().Mul(pw[k-1], t)
 			}
-			row := make([]*big.Float, nu+1)
+			row := make([]*big.Float, nu)
 			for k := 0; k <= deg; k++ {
 				row[k] = num().Set(pw[k])
 			}
@@ -187,10 +187,10 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 				row[deg+1+k] = num().Mul(g[i], pw[k])
 				row[deg+1+k].Neg(row[deg+1+k])
 			}
-			row[nu] = num().Mul(g[i], pw[h])
-			a[i] = row
+			a[i], b[i] = row, num().Mul(g[i], pw[h])
 		}
-		x, ok := solveBig(a, nu, prec)
+		// A pivot that has lost all but 8 bits counts as zero.
+		x, ok := linalg.SolveBig(a, b, prec, linalg.Pivoting{ToleranceBits: int(prec) - 8})
 		if !ok {
 			return BigResult{}, errorf(Degenerate, "the linearised system for %d poles is singular", h)
 		}
@@ -253,17 +253,6 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 		res.Misfit = math.Max(res.Misfit, math.Abs(e)/(math.Abs(fi)+scale))
 	}
 	return res, nil
-}
-
-// solveBig solves the square system a·x = b (a by rows, b its last
-// column) by Gaussian elimination with partial pivoting at prec bits, a
-// pivot that has lost all but 8 bits counting as zero.
-func solveBig(a [][]*big.Float, n int, prec uint) ([]*big.Float, bool) {
-	b := make([]*big.Float, len(a))
-	for i, row := range a {
-		a[i], b[i] = row[:n], row[n]
-	}
-	return linalg.SolveBig(a, b, prec, linalg.Pivoting{ToleranceBits: int(prec) - 8})
 }
 
 // derivative returns the coefficients of the derivative.

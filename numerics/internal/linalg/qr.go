@@ -143,3 +143,36 @@ func SolveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
 	}
 	return x, true
 }
+
+// Reflector returns the columns of the symmetric orthogonal Householder
+// reflector H with H g = β e_1, g ≠ 0.
+func Reflector(g []float64) [][]float64 {
+	k := len(g)
+	var nrm float64
+	for _, v := range g {
+		nrm = xmath.Hypot(nrm, v)
+	}
+	u := make([]float64, k)
+	copy(u, g)
+	if g[0] >= 0 {
+		u[0] += nrm
+	} else {
+		u[0] -= nrm
+	}
+	var uu float64
+	for _, v := range u {
+		uu += float64(v * v)
+	}
+	hh := make([][]float64, k)
+	for j := range hh {
+		hh[j] = make([]float64, k)
+		for i := 0; i < k; i++ {
+			v := -2 * u[i] * u[j] / uu
+			if i == j {
+				v++
+			}
+			hh[j][i] = v
+		}
+	}
+	return hh
+}
