@@ -460,3 +460,65 @@ func TestOrthonormalBasis(t *testing.T) {
 		}
 	}
 }
+
+// Line solves a square system, and on an m × (m + 1) one returns the
+// line LineBig returns, to float64 accuracy; rank deficiency is refused.
+func TestLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	const m = 4
+	sq := randRows(rng, m, m)
+	x := []float64{1, -2, 0.5, 3}
+	base, dir, ok := Line(sq, mulVec(sq, x))
+	if !ok || dir != nil {
+		t.Fatalf("square: ok %v, dir %v", ok, dir)
+	}
+	if d := maxDiff(base, x); d > 1e-12 {
+		t.Errorf("square: off by %.3g", d)
+	}
+	af := randRows(rng, m, m+1)
+	bf := []float64{1, 2, 3, 4}
+	cp := func(a [][]float64) [][]float64 {
+		out := make([][]float64, len(a))
+		for i := range a {
+			out[i] = append([]float64(nil), a[i]...)
+		}
+		return out
+	}
+	base, dir, ok = Line(cp(af), append([]float64(nil), bf...))
+	if !ok || len(dir) != m+1 {
+		t.Fatalf("line: ok %v, dir %v", ok, dir)
+	}
+	_, u1, ok := LineBig(bigRows(af, 200), bigVec(bf, 200), 200)
+	if !ok {
+		t.Fatal("LineBig refused")
+	}
+	// The two may leave different unknowns free: the points are checked
+	// by their residual, the directions up to scale.
+	for _, tau := range []float64{0, 1} {
+		p := make([]float64, m+1)
+		for i := range p {
+			p[i] = base[i] + tau*dir[i]
+		}
+		r := mulVec(af, p)
+		if d := maxDiff(r, bf); d > 1e-12 {
+			t.Errorf("line point τ = %g: residual %.3g", tau, d)
+		}
+	}
+	k := 0
+	for i := range dir {
+		if math.Abs(dir[i]) > math.Abs(dir[k]) {
+			k = i
+		}
+	}
+	s := new(big.Float).Quo(u1[k], big.NewFloat(dir[k]))
+	for i := range dir {
+		v, _ := new(big.Float).Quo(u1[i], s).Float64()
+		if math.Abs(v-dir[i]) > 1e-12*math.Abs(dir[k]) {
+			t.Errorf("directions differ at %d: %v, big %v", i, dir[i], v)
+		}
+	}
+	dep := [][]float64{{1, 2, 3}, {2, 4, 6}}
+	if _, _, ok := Line(dep, []float64{1, 2}); ok {
+		t.Error("rank 1 of 2: solved")
+	}
+}
