@@ -163,18 +163,24 @@ func TestHouseholderInvUpper(t *testing.T) {
 	if !BackSolve(r, n, y) {
 		t.Fatal("BackSolve failed")
 	}
-	for i := 0; i < n; i++ {
-		var s float64
-		for k := 0; k < n; k++ {
-			s += r[i*n+k] * y[k]
-		}
-		if math.Abs(s-b[i]) > 1e-12 {
-			t.Errorf("(R y)[%d] = %g, want %g", i, s, b[i])
-		}
-	}
+	checkSolves(t, "R y", r, n, y, b, 1e-12)
 	r[2*n+2] = 0
 	if BackSolve(r, n, append([]float64(nil), b...)) {
 		t.Error("zero diagonal: solved")
+	}
+}
+
+// checkSolves reports where the n×n row-major a times x is not b to tol.
+func checkSolves(t *testing.T, name string, a []float64, n int, x, b []float64, tol float64) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		var s float64
+		for k := 0; k < n; k++ {
+			s += a[i*n+k] * x[k]
+		}
+		if math.Abs(s-b[i]) > tol {
+			t.Errorf("(%s)[%d] = %g, want %g", name, i, s, b[i])
+		}
 	}
 }
 
@@ -215,15 +221,7 @@ func TestCholesky(t *testing.T) {
 	}
 	x := append([]float64(nil), b...)
 	CholSolve(l, n, x)
-	for i := 0; i < n; i++ {
-		var s float64
-		for k := 0; k < n; k++ {
-			s += a[i*n+k] * x[k]
-		}
-		if math.Abs(s-b[i]) > 1e-11 {
-			t.Errorf("(A x)[%d] = %g, want %g", i, s, b[i])
-		}
-	}
+	checkSolves(t, "A x", a, n, x, b, 1e-11)
 	y := append([]float64(nil), b...)
 	CholSolveCols(l, n, y, 1)
 	for i := range x {
