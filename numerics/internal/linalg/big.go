@@ -35,9 +35,11 @@ type Pivoting struct {
 // SolveBig solves the square system a·x = b (a by rows, n = len(b)) by
 // Gaussian elimination with partial pivoting, every operation rounded to
 // prec bits, and reports false where the pivoting finds a column without a
-// pivot. The rows of a and the entries of b are reordered and replaced
-// (the numbers a and b point to are not changed). A row whose entry in the
-// pivot's column is zero is left as it is.
+// pivot. The rows of a and the entries of b are reordered and their
+// numbers overwritten: in place where a number is at prec (rounding to
+// nearest even), else replaced by a new one at prec, which gives the same
+// values either way; no two entries may be the same *big.Float. A row
+// whose entry in the pivot's column is zero is left as it is.
 func SolveBig(a [][]*big.Float, b []*big.Float, prec uint, piv Pivoting) ([]*big.Float, bool) {
 	n := len(b)
 	num := func() *big.Float { return new(big.Float).SetPrec(prec) }
@@ -51,7 +53,7 @@ func SolveBig(a [][]*big.Float, b []*big.Float, prec uint, piv Pivoting) ([]*big
 		}
 		tiny = amax * math.Ldexp(1, -piv.ToleranceBits)
 	}
-	t := num()
+	t, f := num(), num()
 	for c := 0; c < n; c++ {
 		p := piv.row(a, c, n)
 		if p < 0 || a[p][c].Sign() == 0 || piv.ToleranceBits > 0 && math.Abs(float64Of(a[p][c])) <= tiny {
@@ -63,11 +65,11 @@ func SolveBig(a [][]*big.Float, b []*big.Float, prec uint, piv Pivoting) ([]*big
 			if a[r][c].Sign() == 0 {
 				continue
 			}
-			f := num().Quo(a[r][c], a[c][c])
+			f.Quo(a[r][c], a[c][c])
 			for k := c + 1; k < n; k++ {
-				a[r][k] = num().Sub(a[r][k], t.Mul(f, a[c][k]))
+				a[r][k] = into(a[r][k], prec).Sub(a[r][k], t.Mul(f, a[c][k]))
 			}
-			b[r] = num().Sub(b[r], t.Mul(f, b[c]))
+			b[r] = into(b[r], prec).Sub(b[r], t.Mul(f, b[c]))
 		}
 	}
 	x := make([]*big.Float, n)
@@ -79,6 +81,15 @@ func SolveBig(a [][]*big.Float, b []*big.Float, prec uint, piv Pivoting) ([]*big
 		x[r] = s.Quo(s, a[r][r])
 	}
 	return x, true
+}
+
+// into returns z to receive a result at prec where z rounds as a new
+// number at prec would, else a new number at prec.
+func into(z *big.Float, prec uint) *big.Float {
+	if z.Prec() == prec && z.Mode() == big.ToNearestEven {
+		return z
+	}
+	return new(big.Float).SetPrec(prec)
 }
 
 // row returns the pivot row of column c among rows c…n−1 of a, −1 where
