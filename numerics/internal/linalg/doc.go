@@ -1,8 +1,9 @@
 // Package linalg holds the dense linear algebra of headlab's numerics, in
-// float64 and in big.Float: Gaussian elimination, Householder QR and least
-// squares, Cholesky, the singular values and eigenvalues of small
-// matrices, random orthonormal bases. The rational fits, recovery,
-// the transformer learner and fusion all call these kernels; none keeps a
+// float64 and in big.Float: Gaussian elimination (partial and complete
+// pivoting), Householder QR and least squares, Cholesky, the singular
+// values and eigenvalues of small matrices, random orthonormal bases, dot
+// products. The rational fits, recovery, the transformer learner, fusion
+// and the pole solver (internal/poles) call these kernels; none keeps a
 // copy of its own.
 //
 // Why not gonum. headlab promises the same bits natively (amd64, arm64)
