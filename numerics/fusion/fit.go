@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 
 	"fmt"
@@ -376,7 +377,7 @@ func (f *Fitter) direction() {
 	for n := 0; n < f.stored; n++ {
 		j := (f.newest - n + m) % m
 		f.alpha[j] = f.rho[j] * dotAll(f.s[j], f.dir)
-		axpy(f.dir, -f.alpha[j], f.y[j])
+		linalg.Axpy(f.dir, -f.alpha[j], f.y[j])
 	}
 	yn := f.y[f.newest]
 	gamma := 1 / (f.rho[f.newest] * dotAll(yn, yn))
@@ -386,7 +387,7 @@ func (f *Fitter) direction() {
 	for n := f.stored - 1; n >= 0; n-- {
 		j := (f.newest - n + m) % m
 		beta := float64(f.rho[j] * dotAll(f.y[j], f.dir))
-		axpy(f.dir, f.alpha[j]-beta, f.s[j])
+		linalg.Axpy(f.dir, f.alpha[j]-beta, f.s[j])
 	}
 }
 
@@ -464,7 +465,7 @@ func (w *fitWork) objective(grad, theta, q, t []float64, d, k int) float64 {
 		x := q[n*d : n*d+d]
 		m := math.Inf(-1)
 		for i := range s {
-			s[i] = dot(keys[i*d:i*d+d], x) + bias[i]
+			s[i] = linalg.Dot(keys[i*d:i*d+d], x) + bias[i]
 			m = math.Max(m, s[i])
 		}
 		var z, num float64
@@ -481,7 +482,7 @@ func (w *fitWork) objective(grad, theta, q, t []float64, d, k int) float64 {
 			gu[i] += a
 			gs := float64(a * (value[i] - y))
 			gb[i] += gs
-			axpy(gk[i*d:i*d+d], gs, x)
+			linalg.Axpy(gk[i*d:i*d+d], gs, x)
 		}
 	}
 	inv := 1 / float64(len(t))
@@ -496,13 +497,5 @@ func dotAll(a, b []float64) float64 {
 	if len(a) != len(b) {
 		return math.NaN()
 	}
-	return dot(a, b)
-}
-
-// axpy adds a·x to y in place, each product rounded before the addition.
-func axpy(y []float64, a float64, x []float64) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += float64(a * x[i])
-	}
+	return linalg.Dot(a, b)
 }

@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 
 	"math"
@@ -143,7 +144,7 @@ func (f Flat) eval(q []float64) (float64, fault) {
 		}
 	}
 	for ; i < n; i++ {
-		s := dot(keys[i*d:i*d+d], q) + bias[i]
+		s := linalg.Dot(keys[i*d:i*d+d], q) + bias[i]
 		u := value[i]
 		if !finite(s) || !finite(u) {
 			return math.NaN(), fault{kind: faultNonFinite, atom: i, score: s, value: u}
@@ -164,7 +165,7 @@ func (f Flat) Weights(dst, q []float64) []float64 {
 		return dst
 	}
 	for i := range dst {
-		dst[i] = dot(f.Keys[i*d:i*d+d], q) + f.Bias[i]
+		dst[i] = linalg.Dot(f.Keys[i*d:i*d+d], q) + f.Bias[i]
 	}
 	if !softmaxInPlace(dst) {
 		fillNaN(dst)

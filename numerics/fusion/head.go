@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 
 	"errors"
@@ -89,7 +90,7 @@ func (h Head) eval(q []float64) (float64, fault) {
 		if len(a.Key) != len(q) {
 			return math.NaN(), fault{kind: faultLength, atom: i, n: len(a.Key)}
 		}
-		s := dot(a.Key, q) + a.Bias
+		s := linalg.Dot(a.Key, q) + a.Bias
 		if !finite(s) || !finite(a.Value) {
 			return math.NaN(), fault{kind: faultNonFinite, atom: i, score: s, value: a.Value}
 		}
@@ -113,7 +114,7 @@ func (h Head) Weights(dst, q []float64) []float64 {
 			ok = false
 			break
 		}
-		dst[i] = dot(a.Key, q) + a.Bias
+		dst[i] = linalg.Dot(a.Key, q) + a.Bias
 	}
 	if !ok || !softmaxInPlace(dst) {
 		fillNaN(dst)
@@ -136,18 +137,6 @@ func SplitOutput(heads []Head, q []float64) float64 {
 		return math.NaN()
 	}
 	return sum
-}
-
-// dot returns Σ_j k_j q_j summed left to right, each product rounded before
-// the addition so that the result is the same on every platform. Callers
-// ensure len(k) == len(q).
-func dot(k, q []float64) float64 {
-	q = q[:len(k)]
-	var s float64
-	for j, x := range k {
-		s += float64(x * q[j])
-	}
-	return s
 }
 
 // lazyGap is how far a score may exceed the reference before the running

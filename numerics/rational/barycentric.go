@@ -3,6 +3,7 @@ package rational
 import (
 	"math"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 )
 
@@ -113,11 +114,11 @@ func (p *problem) weights(sup []int, in []bool) ([]float64, error) {
 				lq.set(t, c, acc)
 			}
 		}
-		dec, ok := svd(lq)
+		dec, ok := linalg.JacobiSVD(lq.col)
 		if !ok {
 			return nil, errorf(Degenerate, "SVD of the Loewner matrix failed")
 		}
-		copy(y, dec.v[kq-1])
+		copy(y, dec.V[kq-1])
 	}
 	w := make([]float64, k)
 	for c := 0; c < kq; c++ {
@@ -132,41 +133,8 @@ func (p *problem) weights(sup []int, in []bool) ([]float64, error) {
 // complement of the non-zero vector g: the last k−1 columns of the
 // Householder reflector that maps g to a multiple of e_1.
 func complement(g []float64) [][]float64 {
-	hh := householder(g)
+	hh := linalg.Reflector(g)
 	return hh[1:]
-}
-
-// householder returns the columns of the symmetric orthogonal reflector H
-// with H g = β e_1.
-func householder(g []float64) [][]float64 {
-	k := len(g)
-	var nrm float64
-	for _, v := range g {
-		nrm = xmath.Hypot(nrm, v)
-	}
-	u := make([]float64, k)
-	copy(u, g)
-	if g[0] >= 0 {
-		u[0] += nrm
-	} else {
-		u[0] -= nrm
-	}
-	var uu float64
-	for _, v := range u {
-		uu += float64(v * v)
-	}
-	hh := make([][]float64, k)
-	for j := range hh {
-		hh[j] = make([]float64, k)
-		for i := 0; i < k; i++ {
-			v := -2 * u[i] * u[j] / uu
-			if i == j {
-				v++
-			}
-			hh[j][i] = v
-		}
-	}
-	return hh
 }
 
 // barycentricPoles returns the zeros of the barycentric denominator
@@ -197,7 +165,7 @@ func barycentricPoles(x, w []float64) ([]complex128, error) {
 	if !(wn > 0) || !finite(wn) {
 		return nil, errorf(Degenerate, "barycentric weights vanish")
 	}
-	hh := householder(w) // symmetric: hh[j][i] = H_ij
+	hh := linalg.Reflector(w) // symmetric: hh[j][i] = H_ij
 	// M = H X H and g = H e.
 	m := make([][]float64, k)
 	g := make([]float64, k)
@@ -233,7 +201,7 @@ func barycentricPoles(x, w []float64) ([]complex128, error) {
 	if k == 2 {
 		return []complex128{complex(kk[0][0], 0)}, nil
 	}
-	lam, ok := eigenvalues(kk)
+	lam, ok := linalg.Eigenvalues(kk)
 	if !ok {
 		return nil, errorf(Degenerate, "eigenvalues of the pole matrix did not converge")
 	}

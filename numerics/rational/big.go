@@ -6,6 +6,7 @@ import (
 	"math/big"
 
 	"headlab/numerics/internal/bigpoly"
+	"headlab/numerics/internal/linalg"
 )
 
 // BigOptions tunes FitBig.
@@ -170,7 +171,7 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 	var pc, qc []*big.Float
 	if nu > 0 {
 		// P(t_i) − g_i·Σ_{k<h} q_k t_i^k = g_i·t_i^h.
-		a := make([][]*big.Float, m)
+		a, b := make([][]*big.Float, m), make([]*big.Float, m)
 		for i := 0; i < m; i++ {
 			t := tOf(n[i])
 			pw := make([]*big.Float, max(deg, h)+1)
@@ -178,7 +179,7 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 			for k := 1; k < len(pw); k++ {
 				pw[k] = num().Mul(pw[k-1], t)
 			}
-			row := make([]*big.Float, nu+1)
+			row := make([]*big.Float, nu)
 			for k := 0; k <= deg; k++ {
 				row[k] = num().Set(pw[k])
 			}
@@ -186,10 +187,10 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 				row[deg+1+k] = num().Mul(g[i], pw[k])
 				row[deg+1+k].Neg(row[deg+1+k])
 			}
-			row[nu] = num().Mul(g[i], pw[h])
-			a[i] = row
+			a[i], b[i] = row, num().Mul(g[i], pw[h])
 		}
-		x, ok := solveBig(a, nu, prec)
+		// A pivot that has lost all but 8 bits counts as zero.
+		x, ok := linalg.SolveBig(a, b, prec, linalg.Pivoting{ToleranceBits: int(prec) - 8})
 		if !ok {
 			return BigResult{}, errorf(Degenerate, "the linearised system for %d poles is singular", h)
 		}
@@ -252,52 +253,6 @@ func fitBigFixed(n []float64, f []*big.Float, h int, opt BigOptions) (BigResult,
 		res.Misfit = math.Max(res.Misfit, math.Abs(e)/(math.Abs(fi)+scale))
 	}
 	return res, nil
-}
-
-// solveBig solves the square system a·x = b (a by rows, b its last
-// column) by Gaussian elimination with partial pivoting at prec bits.
-func solveBig(a [][]*big.Float, n int, prec uint) ([]*big.Float, bool) {
-	t := new(big.Float).SetPrec(prec)
-	f := new(big.Float).SetPrec(prec)
-	var amax float64
-	for _, row := range a {
-		for _, v := range row[:n] {
-			x, _ := v.Float64()
-			amax = math.Max(amax, math.Abs(x))
-		}
-	}
-	tiny := amax * math.Ldexp(1, -int(prec)+8)
-	for c := 0; c < n; c++ {
-		p := c
-		best := new(big.Float).Abs(a[c][c])
-		for r := c + 1; r < n; r++ {
-			if v := new(big.Float).Abs(a[r][c]); v.Cmp(best) > 0 {
-				p, best = r, v
-			}
-		}
-		if pv, _ := a[p][c].Float64(); math.Abs(pv) <= tiny {
-			return nil, false
-		}
-		a[c], a[p] = a[p], a[c]
-		for r := c + 1; r < n; r++ {
-			if a[r][c].Sign() == 0 {
-				continue
-			}
-			f.Quo(a[r][c], a[c][c])
-			for k := c + 1; k <= n; k++ {
-				a[r][k].Sub(a[r][k], t.Mul(f, a[c][k]))
-			}
-		}
-	}
-	x := make([]*big.Float, n)
-	for r := n - 1; r >= 0; r-- {
-		s := new(big.Float).SetPrec(prec).Set(a[r][n])
-		for k := r + 1; k < n; k++ {
-			s.Sub(s, t.Mul(a[r][k], x[k]))
-		}
-		x[r] = s.Quo(s, a[r][r])
-	}
-	return x, true
 }
 
 // derivative returns the coefficients of the derivative.

@@ -24,7 +24,8 @@
 // function explains are returned as an *Error naming the reason, never as a
 // result.
 //
-// The linear algebra (one-sided Jacobi SVD, Hessenberg QR eigenvalues) is
+// The linear algebra (one-sided Jacobi SVD, Hessenberg QR eigenvalues,
+// Gaussian elimination in big.Float) is numerics/internal/linalg's,
 // written in plain Go, so that a fit gives bit-identical numbers natively
 // and under GOOS=js.
 package rational

@@ -3,6 +3,7 @@ package rational
 import (
 	"math"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 )
@@ -67,11 +68,11 @@ func lstsq(a *matrix, b []float64) ([]float64, bool) {
 			c[i] /= s
 		}
 	}
-	dec, ok := svd(as)
+	dec, ok := linalg.JacobiSVD(as.col)
 	if !ok {
 		return nil, false
 	}
-	x := dec.solve(b, 1e-14)
+	x := dec.Solve(b, 1e-14)
 	for j := range x {
 		x[j] /= scale[j]
 		if !finite(x[j]) {
@@ -205,7 +206,7 @@ func (p *problem) covariance(fit params) []float64 {
 		return out
 	}
 	j := p.jacobian(fit)
-	dec, ok := svd(j)
+	dec, ok := linalg.JacobiSVD(j.col)
 	if !ok {
 		for k := range out {
 			out[k] = math.Inf(1)
@@ -214,11 +215,11 @@ func (p *problem) covariance(fit params) []float64 {
 	}
 	for k := 0; k < n; k++ {
 		for l := 0; l < n; l++ {
-			if dec.s[l] == 0 {
+			if dec.S[l] == 0 {
 				out[k] = math.Inf(1)
 				break
 			}
-			out[k] += float64((dec.v[l][k] / dec.s[l]) * (dec.v[l][k] / dec.s[l]))
+			out[k] += float64((dec.V[l][k] / dec.S[l]) * (dec.V[l][k] / dec.S[l]))
 		}
 	}
 	return out
@@ -253,11 +254,11 @@ func (p *problem) cond(fit params) float64 {
 			j.set(i, off+h+k, -fit.r[k]*rho*d*d/p.fmax)
 		}
 	}
-	dec, ok := svd(j)
+	dec, ok := linalg.JacobiSVD(j.col)
 	if !ok {
 		return math.Inf(1)
 	}
-	smin := dec.s[n-1]
+	smin := dec.S[n-1]
 	if m < n || smin == 0 {
 		return math.Inf(1)
 	}

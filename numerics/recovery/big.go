@@ -7,6 +7,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/bigmath"
+	"headlab/numerics/internal/linalg"
 )
 
 // Limits of the extended precision (Options.Precision, in bits of the
@@ -151,12 +152,7 @@ func sameToken(a, b []*big.Float) bool {
 
 // dot returns Σ a_i b_i rounded at every step to prec bits.
 func dot(prec uint, a, b []*big.Float) *big.Float {
-	acc := new(big.Float).SetPrec(prec)
-	t := new(big.Float).SetPrec(prec)
-	for i := range a {
-		acc.Add(acc, t.Mul(a[i], b[i]))
-	}
-	return acc
+	return linalg.DotBig(prec, a, b)
 }
 
 // LearnBig is Learn in extended precision: opt.Precision > 0 is required,

@@ -3,6 +3,8 @@ package recovery
 import (
 	"math/big"
 	"math/rand/v2"
+
+	"headlab/numerics/internal/linalg"
 )
 
 // source is a run's oracle: float64 (f) or extended precision (big).
@@ -64,29 +66,7 @@ func (x *ext) num() *big.Float { return new(big.Float).SetPrec(x.prec) }
 // orthonormalBasis is the package's orthonormalBasis at the working
 // precision: the same normal draws, modified Gram–Schmidt twice.
 func (x *ext) orthonormalBasis(d int, rng *rand.Rand) [][]*big.Float {
-	q := make([][]*big.Float, d)
-	t := x.num()
-	for k := range q {
-		v := make([]*big.Float, d)
-		for i := range v {
-			v[i] = x.num().SetFloat64(rng.NormFloat64())
-		}
-		for pass := 0; pass < 2; pass++ {
-			for j := 0; j < k; j++ {
-				dt := dot(x.prec, q[j], v)
-				for i := range v {
-					v[i].Sub(v[i], t.Mul(dt, q[j][i]))
-				}
-			}
-		}
-		nrm := dot(x.prec, v, v)
-		nrm.Sqrt(nrm)
-		for i := range v {
-			v[i].Quo(v[i], nrm)
-		}
-		q[k] = v
-	}
-	return q
+	return linalg.OrthonormalBasisBig(d, rng, x.prec)
 }
 
 // addRF records the tokens of an RF on u = Σ_α u_a and z = Σ_β z_b.

@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"headlab/numerics/internal/bigmath"
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 )
 
@@ -480,39 +481,8 @@ func (l *learner) poleStep(ny, rho, r, e []*big.Float, w []float64, ww []*big.Fl
 // solveBig solves a·x = b by Gaussian elimination with partial pivoting
 // (a and b are overwritten) and reports whether a is nonsingular.
 func solveBig(a [][]*big.Float, b []*big.Float) ([]*big.Float, bool) {
-	n := len(b)
-	if n == 0 {
+	if len(b) == 0 {
 		return nil, true
 	}
-	prec := b[0].Prec()
-	tmp := new(big.Float).SetPrec(prec)
-	for c := 0; c < n; c++ {
-		piv, best := -1, 0.0
-		for r := c; r < n; r++ {
-			if v := math.Abs(bigFloat64(a[r][c])); v > best || piv < 0 && a[r][c].Sign() != 0 {
-				piv, best = r, v
-			}
-		}
-		if piv < 0 || a[piv][c].Sign() == 0 {
-			return nil, false
-		}
-		a[c], a[piv] = a[piv], a[c]
-		b[c], b[piv] = b[piv], b[c]
-		for r := c + 1; r < n; r++ {
-			f := new(big.Float).SetPrec(prec).Quo(a[r][c], a[c][c])
-			for k := c; k < n; k++ {
-				a[r][k].Sub(a[r][k], tmp.Mul(f, a[c][k]))
-			}
-			b[r].Sub(b[r], tmp.Mul(f, b[c]))
-		}
-	}
-	out := make([]*big.Float, n)
-	for r := n - 1; r >= 0; r-- {
-		s := new(big.Float).SetPrec(prec).Set(b[r])
-		for k := r + 1; k < n; k++ {
-			s.Sub(s, tmp.Mul(a[r][k], out[k]))
-		}
-		out[r] = s.Quo(s, a[r][r])
-	}
-	return out, true
+	return linalg.SolveBig(a, b, b[0].Prec(), linalg.Pivoting{Rounded: true})
 }

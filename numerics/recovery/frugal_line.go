@@ -6,6 +6,7 @@ import (
 
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/bigpoly"
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/poles"
 )
 
@@ -247,55 +248,11 @@ func residueLabels(res, r []float64) (perm []int, worst float64) {
 // pivoting, and returns the line of its solutions u₀ + τ·u₁; false where
 // the system has rank below m.
 func lineSolve(a [][]*big.Float, num func() *big.Float) (u0, u1 []*big.Float, ok bool) {
-	m := len(a)
-	cols := m + 1
-	perm := make([]int, cols) // perm[c]: the unknown in column c
-	for c := range perm {
-		perm[c] = c
+	b := make([]*big.Float, len(a))
+	for i, row := range a {
+		a[i], b[i] = row[:len(row)-1], row[len(row)-1]
 	}
-	f := num()
-	for c := 0; c < m; c++ {
-		pr, pc := c, c
-		for i := c; i < m; i++ {
-			for j := c; j < cols; j++ {
-				if cmpAbs(a[i][j], a[pr][pc]) > 0 {
-					pr, pc = i, j
-				}
-			}
-		}
-		if a[pr][pc].Sign() == 0 {
-			return nil, nil, false
-		}
-		a[c], a[pr] = a[pr], a[c]
-		for i := range a {
-			a[i][c], a[i][pc] = a[i][pc], a[i][c]
-		}
-		perm[c], perm[pc] = perm[pc], perm[c]
-		for i := c + 1; i < m; i++ {
-			f.Quo(a[i][c], a[c][c])
-			for j := c; j <= cols; j++ {
-				a[i][j].Sub(a[i][j], num().Mul(f, a[c][j]))
-			}
-		}
-	}
-	// Back-substitution with the last column's unknown τ: z₀ with τ = 0, z₁
-	// the change per unit τ.
-	z0, z1 := make([]*big.Float, cols), make([]*big.Float, cols)
-	z0[m], z1[m] = num(), num().SetInt64(1)
-	for i := m - 1; i >= 0; i-- {
-		v0 := num().Set(a[i][cols])
-		v1 := num().Neg(a[i][m])
-		for j := i + 1; j < m; j++ {
-			v0.Sub(v0, num().Mul(a[i][j], z0[j]))
-			v1.Sub(v1, num().Mul(a[i][j], z1[j]))
-		}
-		z0[i], z1[i] = v0.Quo(v0, a[i][i]), v1.Quo(v1, a[i][i])
-	}
-	u0, u1 = make([]*big.Float, cols), make([]*big.Float, cols)
-	for c, k := range perm {
-		u0[k], u1[k] = z0[c], z1[c]
-	}
-	return u0, u1, true
+	return linalg.LineBig(a, b, num().Prec())
 }
 
 // cmpAbs compares |a| and |b| as Cmp does a and b.

@@ -3,6 +3,7 @@ package recovery
 import (
 	"math"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/stopping"
 )
 
@@ -247,7 +248,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 		for i := 0; i < s; i++ {
 			a[(lin.mb[k]+i)*w+i] = damp(lin.bn[k][i])
 		}
-		if !householder(a, m, w, s) {
+		if !linalg.Householder(a, m, w, s) {
 			return nil, nil, false
 		}
 		r := make([]float64, s*s)
@@ -274,7 +275,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 	dg = make([]float64, ng)
 	if ng > 0 {
 		sv.l.tick()
-		if !householder(stack, ms, wg, ng) {
+		if !linalg.Householder(stack, ms, wg, ng) {
 			return nil, nil, false
 		}
 		sv.rg = make([]float64, ng*ng)
@@ -282,7 +283,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 			copy(sv.rg[i*ng:(i+1)*ng], stack[i*wg:i*wg+ng])
 			dg[i] = stack[i*wg+ng]
 		}
-		if !backSolve(sv.rg, ng, dg) {
+		if !linalg.BackSolve(sv.rg, ng, dg) {
 			return nil, nil, false
 		}
 	}
@@ -294,7 +295,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 				x[i] -= float64(sv.sb[k][i*ng+c] * dg[c])
 			}
 		}
-		if !backSolve(sv.rb[k], s, x) {
+		if !linalg.BackSolve(sv.rb[k], s, x) {
 			return nil, nil, false
 		}
 		db[k] = x
@@ -376,7 +377,7 @@ func (sv *solver) variances(t theta) []float64 {
 	// X_g = R_g⁻¹ and C_gg = X_g X_gᵀ.
 	cgg := make([]float64, ng*ng)
 	if ng > 0 {
-		xg := invUpper(sv.rg, ng)
+		xg := linalg.InvUpper(sv.rg, ng)
 		for i := 0; i < ng; i++ {
 			for j := 0; j < ng; j++ {
 				var acc float64
@@ -389,7 +390,7 @@ func (sv *solver) variances(t theta) []float64 {
 	}
 	vb := make([][]float64, len(sv.bsize))
 	for k, s := range sv.bsize {
-		xb := invUpper(sv.rb[k], s)
+		xb := linalg.InvUpper(sv.rb[k], s)
 		v := make([]float64, s)
 		y := make([]float64, ng)
 		for i := 0; i < s; i++ {

@@ -3,8 +3,8 @@ package recovery
 import (
 	"math"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/stopping"
-	"headlab/numerics/internal/xmath"
 )
 
 // lsq is a small nonlinear least-squares problem: m weighted residuals
@@ -140,11 +140,11 @@ func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []fl
 	for c := 0; c < n; c++ {
 		a[c*n+c] += lambda
 	}
-	if !cholesky(a, n) {
+	if !linalg.Cholesky(a, n) {
 		return 0, false
 	}
 	copy(step, jte)
-	cholSolve(a, n, step)
+	linalg.CholSolve(a, n, step)
 	// |e|² − |e + Ĵŝ|² = 2ŝᵀg − ŝᵀĴᵀĴŝ with g = −Ĵᵀe, and ĴᵀĴŝ = g − λŝ.
 	var pred float64
 	for c, v := range step {
@@ -178,7 +178,7 @@ func standardErrors(j []float64, m, n int, scale float64) []float64 {
 	}
 	out := make([]float64, n)
 	a := j
-	if m < n || !householder(a, m, n, n) {
+	if m < n || !linalg.Householder(a, m, n, n) {
 		for i := range out {
 			out[i] = math.Inf(1)
 		}
@@ -194,7 +194,7 @@ func standardErrors(j []float64, m, n int, scale float64) []float64 {
 			return out
 		}
 	}
-	x := invUpper(r, n)
+	x := linalg.InvUpper(r, n)
 	for i := 0; i < n; i++ {
 		var v float64
 		for c := i; c < n; c++ {
@@ -209,38 +209,10 @@ func standardErrors(j []float64, m, n int, scale float64) []float64 {
 }
 
 // solveLS returns the least-squares solution of A x = b (A by rows, n
-// columns) by Householder QR, and whether A has full column rank.
+// columns) by Householder QR, and whether A has full column rank
+// (linalg.SolveLS).
 func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
-	m := len(a)
-	if m < n {
-		return nil, false
-	}
-	w := n + 1
-	q := make([]float64, m*w)
-	for i, row := range a {
-		copy(q[i*w:i*w+n], row)
-		q[i*w+n] = b[i]
-	}
-	if !householder(q, m, w, n) {
-		return nil, false
-	}
-	var big float64
-	for i := 0; i < n; i++ {
-		big = math.Max(big, math.Abs(q[i*w+i]))
-	}
-	r := make([]float64, n*n)
-	x := make([]float64, n)
-	for i := 0; i < n; i++ {
-		if math.Abs(q[i*w+i]) <= 1e-10*big {
-			return nil, false
-		}
-		copy(r[i*n:(i+1)*n], q[i*w:i*w+n])
-		x[i] = q[i*w+n]
-	}
-	if !backSolve(r, n, x) {
-		return nil, false
-	}
-	return x, true
+	return linalg.SolveLS(a, b, n)
 }
 
 // robustLS solves the weighted least-squares problem A x ≈ b with
@@ -337,101 +309,4 @@ func appendDistinct(xs [][]float64, x []float64) [][]float64 {
 		}
 	}
 	return append(xs, x)
-}
-
-// householder triangularises the first k columns of the m×w row-major
-// matrix a in place by Householder reflections, applying them to all w
-// columns. It reports false when m < k or a column is not finite.
-func householder(a []float64, m, w, k int) bool {
-	if m < k {
-		return false
-	}
-	v := make([]float64, m)
-	for j := 0; j < k; j++ {
-		var ss float64
-		for i := j; i < m; i++ {
-			ss += float64(a[i*w+j] * a[i*w+j])
-		}
-		nrm := math.Sqrt(ss)
-		if math.IsInf(ss, 0) || (ss < 1e-280 && ss > 0) {
-			// Out of range for the sum of squares: scale safely.
-			nrm = 0
-			for i := j; i < m; i++ {
-				nrm = xmath.Hypot(nrm, a[i*w+j])
-			}
-		}
-		if math.IsNaN(nrm) || math.IsInf(nrm, 0) {
-			return false
-		}
-		if nrm == 0 {
-			continue
-		}
-		alpha := -nrm
-		if a[j*w+j] < 0 {
-			alpha = nrm
-		}
-		for i := j; i < m; i++ {
-			v[i] = a[i*w+j]
-		}
-		v[j] -= alpha
-		var vv float64
-		for i := j; i < m; i++ {
-			vv += float64(v[i] * v[i])
-		}
-		if vv == 0 {
-			continue
-		}
-		for c := j; c < w; c++ {
-			var dot float64
-			for i := j; i < m; i++ {
-				dot += float64(v[i] * a[i*w+c])
-			}
-			f := 2 * dot / vv
-			if f == 0 {
-				continue
-			}
-			for i := j; i < m; i++ {
-				a[i*w+c] -= float64(f * v[i])
-			}
-		}
-		a[j*w+j] = alpha
-		for i := j + 1; i < m; i++ {
-			a[i*w+j] = 0
-		}
-	}
-	return true
-}
-
-// backSolve solves R x = b in place for the n×n upper triangular R.
-func backSolve(r []float64, n int, b []float64) bool {
-	for i := n - 1; i >= 0; i-- {
-		s := b[i]
-		for c := i + 1; c < n; c++ {
-			s -= float64(r[i*n+c] * b[c])
-		}
-		if r[i*n+i] == 0 {
-			return false
-		}
-		b[i] = s / r[i*n+i]
-		if math.IsNaN(b[i]) || math.IsInf(b[i], 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// invUpper returns the inverse of the n×n upper triangular R (upper).
-func invUpper(r []float64, n int) []float64 {
-	x := make([]float64, n*n)
-	for j := 0; j < n; j++ {
-		x[j*n+j] = 1 / r[j*n+j]
-		for i := j - 1; i >= 0; i-- {
-			var s float64
-			for k := i + 1; k <= j; k++ {
-				s += float64(r[i*n+k] * x[k*n+j])
-			}
-			x[i*n+j] = -s / r[i*n+i]
-		}
-	}
-	return x
 }

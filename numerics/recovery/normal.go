@@ -1,6 +1,10 @@
 package recovery
 
-import "math"
+import (
+	"math"
+
+	"headlab/numerics/internal/linalg"
+)
 
 // The solver's Levenberg–Marquardt steps solve the damped normal
 // equations (JᵀJ + Λ) δ = −Jᵀe, assembled directly from the sparse rows
@@ -156,15 +160,15 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 		for i := 0; i < sz; i++ {
 			l[i*sz+i] += dampingSquare(ne.bn[k][i], lambda)
 		}
-		if !cholesky(l, sz) {
+		if !linalg.Cholesky(l, sz) {
 			return nil, nil, false
 		}
 		y := ys[k]
 		copy(y, ne.b[k])
-		cholSolveCols(l, sz, y, ng)
+		linalg.CholSolveCols(l, sz, y, ng)
 		x := yb[k]
 		copy(x, ne.gb[k])
-		cholSolve(l, sz, x)
+		linalg.CholSolve(l, sz, x)
 		// S −= B_bᵀ Y_b, rhs −= B_bᵀ x_b (upper triangle, mirrored below).
 		bb := ne.b[k]
 		for p := 0; p < sz; p++ {
@@ -191,10 +195,10 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 	dg = rhs
 	if ng > 0 {
 		sv.l.tick()
-		if !cholesky(s, ng) {
+		if !linalg.Cholesky(s, ng) {
 			return nil, nil, false
 		}
-		cholSolve(s, ng, dg)
+		linalg.CholSolve(s, ng, dg)
 	}
 	db = make([][]float64, nb)
 	for k, sz := range sv.bsize {
@@ -239,103 +243,4 @@ func (ne normalEq) predicted(db [][]float64, dg []float64, lambda float64) float
 		pred += float64(v * float64(ne.gg[i]+float64(dampingSquare(ne.gn[i], lambda)*v)))
 	}
 	return pred
-}
-
-// cholesky factors the symmetric positive definite n×n row-major a in
-// place into its lower triangular Cholesky factor L (a = LLᵀ; the upper
-// triangle is left as it was). It reports false when a is not positive
-// definite in floating point.
-func cholesky(a []float64, n int) bool {
-	for j := 0; j < n; j++ {
-		aj := a[j*n : (j+1)*n]
-		d := aj[j]
-		for k := 0; k < j; k++ {
-			d -= float64(aj[k] * aj[k])
-		}
-		if !(d > 0) || math.IsInf(d, 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		aj[j] = d
-		for i := j + 1; i < n; i++ {
-			ai := a[i*n : (i+1)*n]
-			v := ai[j]
-			for k := 0; k < j; k++ {
-				v -= float64(ai[k] * aj[k])
-			}
-			ai[j] = v / d
-		}
-	}
-	return true
-}
-
-// cholSolve solves L Lᵀ x = b in place for the vector b, L the lower
-// factor from cholesky: cholSolveCols with one column, in the same order
-// of operations (so the same numbers), without its per-entry slicing.
-func cholSolve(l []float64, n int, b []float64) {
-	b = b[:n]
-	for i := 0; i < n; i++ {
-		li := l[i*n : i*n+i+1]
-		v := b[i]
-		for k, lk := range li[:i] {
-			if lk == 0 {
-				continue
-			}
-			v -= float64(lk * b[k])
-		}
-		b[i] = v / li[i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		v := b[i]
-		for k := i + 1; k < n; k++ {
-			lk := l[k*n+i]
-			if lk == 0 {
-				continue
-			}
-			v -= float64(lk * b[k])
-		}
-		b[i] = v / l[i*n+i]
-	}
-}
-
-// cholSolveCols solves L Lᵀ X = B in place for the n×m row-major B, L the
-// lower factor from cholesky.
-func cholSolveCols(l []float64, n int, b []float64, m int) {
-	// Forward: L Y = B.
-	for i := 0; i < n; i++ {
-		bi := b[i*m : (i+1)*m]
-		li := l[i*n : (i+1)*n]
-		for k := 0; k < i; k++ {
-			lk := li[k]
-			if lk == 0 {
-				continue
-			}
-			bk := b[k*m : (k+1)*m]
-			for c := range bi {
-				bi[c] -= float64(lk * bk[c])
-			}
-		}
-		d := li[i]
-		for c := range bi {
-			bi[c] /= d
-		}
-	}
-	// Backward: Lᵀ X = Y.
-	for i := n - 1; i >= 0; i-- {
-		bi := b[i*m : (i+1)*m]
-		for k := i + 1; k < n; k++ {
-			lk := l[k*n+i]
-			if lk == 0 {
-				continue
-			}
-			bk := b[k*m : (k+1)*m]
-			for c := range bi {
-				bi[c] -= float64(lk * bk[c])
-			}
-		}
-		d := l[i*n+i]
-		for c := range bi {
-			bi[c] /= d
-		}
-	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"headlab/numerics/internal/xmath"
+	"headlab/numerics/internal/linalg"
 )
 
 // learner is the state of one Learn run.
@@ -54,33 +54,7 @@ type learner struct {
 // orthonormalBasis returns d random orthonormal vectors of length d (Haar
 // distributed: modified Gram–Schmidt, applied twice, to Gaussian vectors).
 func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
-	q := make([][]float64, d)
-	for k := range q {
-		v := make([]float64, d)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		for pass := 0; pass < 2; pass++ {
-			for j := 0; j < k; j++ {
-				var dot float64
-				for i := range v {
-					dot += float64(q[j][i] * v[i])
-				}
-				for i := range v {
-					v[i] -= float64(dot * q[j][i])
-				}
-			}
-		}
-		var nrm float64
-		for _, x := range v {
-			nrm = xmath.Hypot(nrm, x)
-		}
-		for i := range v {
-			v[i] /= nrm
-		}
-		q[k] = v
-	}
-	return q
+	return linalg.OrthonormalBasis(d, rng)
 }
 
 func newLearner(o source, opt Options) *learner {

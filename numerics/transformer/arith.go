@@ -3,6 +3,8 @@ package transformer
 import (
 	"math"
 	"math/big"
+
+	"headlab/numerics/internal/linalg"
 )
 
 // arith makes big.Float values at one precision: every result is rounded
@@ -46,13 +48,7 @@ func (a arith) copyVec(x []*big.Float) []*big.Float {
 
 // dot returns Σ x_i y_i, accumulated at prec.
 func (a arith) dot(x, y []*big.Float) *big.Float {
-	s := a.zero()
-	t := a.zero()
-	for i := range x {
-		t.Mul(x[i], y[i])
-		s.Add(s, t)
-	}
-	return s
+	return linalg.DotBig(a.prec, x, y)
 }
 
 // axpy returns x + c·y.
@@ -115,47 +111,4 @@ func floats(x []*big.Float) []float64 {
 func float(x *big.Float) float64 {
 	f, _ := x.Float64()
 	return f
-}
-
-// solve solves the square system A x = b by Gaussian elimination with
-// partial pivoting at prec, and reports false when A is singular at that
-// precision. A and b are overwritten.
-func (a arith) solve(A [][]*big.Float, b []*big.Float) ([]*big.Float, bool) {
-	n := len(b)
-	t := a.zero()
-	for c := 0; c < n; c++ {
-		p, best := -1, a.zero()
-		for r := c; r < n; r++ {
-			if v := a.zero().Abs(A[r][c]); v.Cmp(best) > 0 {
-				p, best = r, v
-			}
-		}
-		if p < 0 {
-			return nil, false
-		}
-		A[c], A[p] = A[p], A[c]
-		b[c], b[p] = b[p], b[c]
-		for r := c + 1; r < n; r++ {
-			if A[r][c].Sign() == 0 {
-				continue
-			}
-			f := a.quo(A[r][c], A[c][c])
-			for k := c; k < n; k++ {
-				t.Mul(f, A[c][k])
-				A[r][k] = a.sub(A[r][k], t)
-			}
-			t.Mul(f, b[c])
-			b[r] = a.sub(b[r], t)
-		}
-	}
-	x := a.vec(n)
-	for r := n - 1; r >= 0; r-- {
-		s := a.set(b[r])
-		for k := r + 1; k < n; k++ {
-			t.Mul(A[r][k], x[k])
-			s.Sub(s, t)
-		}
-		x[r] = a.quo(s, A[r][r])
-	}
-	return x, true
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/recovery"
 )
 
@@ -137,7 +138,7 @@ func (l *learner) residualShare(odd func([][]*big.Float, StepKind, int) *big.Flo
 			A[s][2*H] = a.neg(pow) // p_H
 			b[s] = a.neg(a.mul(y, pow))
 		}
-		c, ok := a.solve(A, b)
+		c, ok := linalg.SolveBig(A, b, a.prec, linalg.Pivoting{})
 		if !ok {
 			return nil, l.fail(C1, "the odd part on copies of 0 followed by z_%d does not show %d heads: the residual's share cannot be separated", j+1, H)
 		}

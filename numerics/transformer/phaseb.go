@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+
+	"headlab/numerics/internal/linalg"
 )
 
 // The unit phase (MATH.md §3.7): with the W_h known, F = Λ_S·φ wherever the
@@ -237,7 +239,7 @@ func (l *learner) trySolve(p tpos) (int, []float64, error) {
 				check, fc = phi, f
 			}
 		}
-		lam, ok := a.solve(rows, rhs)
+		lam, ok := linalg.SolveBig(rows, rhs, a.prec, linalg.Pivoting{})
 		mis := math.Inf(1)
 		if ok {
 			mis = l.rel(a.sub(fc, a.dot(lam, check)))

@@ -1,6 +1,10 @@
 package poles
 
-import "math"
+import (
+	"math"
+
+	"headlab/numerics/internal/linalg"
+)
 
 // Elimination for H ≤ 3 poles. With D(x) = Π_h (x + ρ_h) = x^H + Σ_k e_k
 // x^(H−k) and Q(x) = Σ_h r_h D(x)/(x + ρ_h) = R x^(H−1) + Σ_k q_k x^k
@@ -52,7 +56,7 @@ func eliminate(r, n, w []float64) (Result, error) {
 		}
 		b[i] = float64(sum*pow[hc-1]) - float64(w[i]*pow[hc])
 	}
-	base, dir, ok := family(a, b)
+	base, dir, ok := linalg.Line(a, b)
 	if !ok {
 		return Result{Lost: 1}, nil
 	}
@@ -241,75 +245,6 @@ func csqrt(z complex128) complex128 {
 		r = complex(math.Abs(b)/(2*t), math.Copysign(t, b))
 	}
 	return scale(r, math.Sqrt(s))
-}
-
-// family solves the m × c system a·x = b, c ∈ {m, m + 1}, by Gaussian
-// elimination with complete pivoting: x = base (c = m), or the line
-// x = base + τ·dir of its solutions (c = m + 1), whose free unknown is
-// the column left without a pivot. False where a is rank deficient.
-func family(a [][]float64, b []float64) (base, dir []float64, ok bool) {
-	m, c := len(a), len(a[0])
-	perm := make([]int, c) // perm[k]: the unknown in column k
-	for k := range perm {
-		perm[k] = k
-	}
-	var scale float64
-	for i := range a {
-		for _, v := range a[i] {
-			scale = math.Max(scale, math.Abs(v))
-		}
-	}
-	for k := 0; k < m; k++ {
-		pr, pc := k, k
-		for i := k; i < m; i++ {
-			for j := k; j < c; j++ {
-				if math.Abs(a[i][j]) > math.Abs(a[pr][pc]) {
-					pr, pc = i, j
-				}
-			}
-		}
-		if !(math.Abs(a[pr][pc]) > 1e-14*scale) {
-			return nil, nil, false
-		}
-		a[k], a[pr] = a[pr], a[k]
-		b[k], b[pr] = b[pr], b[k]
-		for i := range a {
-			a[i][k], a[i][pc] = a[i][pc], a[i][k]
-		}
-		perm[k], perm[pc] = perm[pc], perm[k]
-		for i := k + 1; i < m; i++ {
-			f := a[i][k] / a[k][k]
-			for j := k; j < c; j++ {
-				a[i][j] -= float64(f * a[k][j])
-			}
-			b[i] -= float64(f * b[k])
-		}
-	}
-	// Back substitution with the free unknown (column m, if any) at τ = 0
-	// for base and at τ = 1 with b = 0 for dir.
-	back := func(rhs []float64, free float64) []float64 {
-		y := make([]float64, c)
-		if c > m {
-			y[m] = free
-		}
-		for i := m - 1; i >= 0; i-- {
-			v := rhs[i]
-			for j := i + 1; j < c; j++ {
-				v -= float64(a[i][j] * y[j])
-			}
-			y[i] = v / a[i][i]
-		}
-		x := make([]float64, c)
-		for k, u := range perm {
-			x[u] = y[k]
-		}
-		return x
-	}
-	base = back(b, 0)
-	if c > m {
-		dir = back(make([]float64, m), 1)
-	}
-	return base, dir, true
 }
 
 // polyMul multiplies two polynomials, coefficients highest first.

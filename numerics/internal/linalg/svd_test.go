@@ -1,4 +1,4 @@
-package rational
+package linalg
 
 import (
 	"math"
@@ -16,16 +16,19 @@ func TestSVD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 1))
 	for _, sh := range [][2]int{{1, 1}, {5, 3}, {4, 4}, {3, 6}, {12, 7}, {2, 9}} {
 		m, n := sh[0], sh[1]
-		a := newMatrix(m, n)
+		a := make([][]float64, n) // by columns
+		for j := range a {
+			a[j] = make([]float64, m)
+		}
 		g := mat.NewDense(m, n, nil)
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
 				v := rng.NormFloat64() * math.Pow(10, float64(-j))
-				a.set(i, j, v)
+				a[j][i] = v
 				g.Set(i, j, v)
 			}
 		}
-		dec, ok := svd(a)
+		dec, ok := JacobiSVD(a)
 		if !ok {
 			t.Fatalf("%d×%d: no convergence", m, n)
 		}
@@ -33,19 +36,19 @@ func TestSVD(t *testing.T) {
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
 				var s float64
-				for k := range dec.s {
-					s += dec.us[k][i] * dec.v[k][j]
+				for k := range dec.S {
+					s += dec.US[k][i] * dec.V[k][j]
 				}
-				if math.Abs(s-a.at(i, j)) > 1e-14 {
-					t.Errorf("%d×%d: reconstruction (%d,%d) off by %.3g", m, n, i, j, s-a.at(i, j))
+				if math.Abs(s-a[j][i]) > 1e-14 {
+					t.Errorf("%d×%d: reconstruction (%d,%d) off by %.3g", m, n, i, j, s-a[j][i])
 				}
 			}
 		}
-		for k := range dec.v {
-			for l := range dec.v {
+		for k := range dec.V {
+			for l := range dec.V {
 				var d float64
-				for i := range dec.v[k] {
-					d += dec.v[k][i] * dec.v[l][i]
+				for i := range dec.V[k] {
+					d += dec.V[k][i] * dec.V[l][i]
 				}
 				want := 0.0
 				if k == l {
@@ -60,13 +63,13 @@ func TestSVD(t *testing.T) {
 		ref.Factorize(g, mat.SVDNone)
 		want := ref.Values(nil)
 		for k, s := range want {
-			if math.Abs(dec.s[k]-s) > 1e-13*want[0] {
-				t.Errorf("%d×%d: σ_%d = %v, gonum %v", m, n, k, dec.s[k], s)
+			if math.Abs(dec.S[k]-s) > 1e-13*want[0] {
+				t.Errorf("%d×%d: σ_%d = %v, gonum %v", m, n, k, dec.S[k], s)
 			}
 		}
 		for k := len(want); k < n; k++ {
-			if dec.s[k] > 1e-14*want[0] {
-				t.Errorf("%d×%d: σ_%d = %v, want 0", m, n, k, dec.s[k])
+			if dec.S[k] > 1e-14*want[0] {
+				t.Errorf("%d×%d: σ_%d = %v, want 0", m, n, k, dec.S[k])
 			}
 		}
 	}
@@ -96,7 +99,7 @@ func TestEigenvalues(t *testing.T) {
 					g.Set(i, j, rows[i][j])
 				}
 			}
-			got, ok := eigenvalues(rows)
+			got, ok := Eigenvalues(rows)
 			if !ok {
 				t.Fatalf("n=%d: no convergence", n)
 			}
@@ -122,7 +125,7 @@ func TestEigenvalues(t *testing.T) {
 		}
 		rows[i][4] = -c[i]
 	}
-	got, ok := eigenvalues(rows)
+	got, ok := Eigenvalues(rows)
 	if !ok {
 		t.Fatal("companion: no convergence")
 	}
