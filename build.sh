@@ -188,9 +188,9 @@ test_all() {
   [ -z "$unformatted" ] || die "gofmt would change: $unformatted"
   say "native tests (the figure tests with pdflatex, poppler, librsvg and python3)"
   # shellcheck disable=SC2046 # the package list is one word per package
-  "$GO" test -count=1 $("$GO" list ./... | grep -v '/web/e2e$')
+  "$GO" test -count=1 -timeout 40m $("$GO" list ./... | grep -v '/web/e2e$')
   say "numerics, link, scene and ebiten-patch tests under GOOS=js GOARCH=wasm (node $(node --version))"
-  GOOS=js GOARCH=wasm "$GO" test -count=1 -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/... ./wasm/ebitenpatch/internal/atlas
+  GOOS=js GOARCH=wasm "$GO" test -count=1 -timeout 40m -exec "$(wasm_exec)" ./numerics/... ./web/link/... ./wasm/scene/... ./wasm/ebitenpatch/internal/atlas
   # The golden digests hold every package's numbers bit for bit; they must
   # not change where the compiler may fuse a*b+c into one FMA (numerics/MATH.md §4).
   say "golden digests with GOAMD64=v3 (FMA available to the compiler)"
