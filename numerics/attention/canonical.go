@@ -32,19 +32,19 @@ func (b Biased) Canonical(tol float64) Biased {
 		for i := range groups {
 			if closeDense(groups[i].w, h.W, tol) && closeVec(groups[i].c, c, tol) {
 				groups[i].v.AddVec(groups[i].v, h.V)
-				groups[i].mag = math.Max(groups[i].mag, mat.Norm(h.V, math.Inf(1)))
+				groups[i].mag = math.Max(groups[i].mag, vecNormInf(h.V))
 				merged = true
 				break
 			}
 		}
 		if !merged {
-			groups = append(groups, group{w: mat.DenseCopyOf(h.W), v: mat.VecDenseCopyOf(h.V), c: append([]float64(nil), c...), mag: mat.Norm(h.V, math.Inf(1))})
+			groups = append(groups, group{w: mat.DenseCopyOf(h.W), v: mat.VecDenseCopyOf(h.V), c: append([]float64(nil), c...), mag: vecNormInf(h.V)})
 		}
 	}
 	out := Biased{Layer: make(Layer, 0, len(groups)), Const: b.Const}
 	var biases [][]float64
 	for _, g := range groups {
-		if mat.Norm(g.v, math.Inf(1)) <= tol*math.Max(1, g.mag) {
+		if vecNormInf(g.v) <= tol*math.Max(1, g.mag) {
 			continue
 		}
 		out.Layer = append(out.Layer, Head{W: g.w, V: g.v})
@@ -97,7 +97,7 @@ func closeDense(a, b *mat.Dense, tol float64) bool {
 	if ar != br || ac != bc {
 		return false
 	}
-	scale := math.Max(1, math.Max(mat.Norm(a, math.Inf(1)), mat.Norm(b, math.Inf(1))))
+	scale := math.Max(1, math.Max(normInf(a), normInf(b)))
 	for i := 0; i < ar; i++ {
 		for j := 0; j < ac; j++ {
 			if math.Abs(a.At(i, j)-b.At(i, j)) > tol*scale {

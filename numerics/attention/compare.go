@@ -4,8 +4,6 @@ import (
 	"errors"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"headlab/numerics/assign"
 )
 
@@ -54,11 +52,8 @@ func Pairing(got, want Layer) (pair []int, errs []float64, err error) {
 }
 
 func headError(g, w Head) float64 {
-	var dw, dv mat.Dense
-	dw.Sub(g.W, w.W)
-	e := mat.Norm(&dw, math.Inf(1)) / math.Max(mat.Norm(w.W, math.Inf(1)), math.SmallestNonzeroFloat64)
-	dv.Sub(g.V, w.V)
-	ev := mat.Norm(&dv, math.Inf(1)) / math.Max(mat.Norm(w.V, math.Inf(1)), math.SmallestNonzeroFloat64)
+	e := normInfDiff(g.W, w.W) / math.Max(normInf(w.W), math.SmallestNonzeroFloat64)
+	ev := vecNormInfDiff(g.V, w.V) / math.Max(vecNormInf(w.V), math.SmallestNonzeroFloat64)
 	e = math.Max(e, ev)
 	if math.IsNaN(e) {
 		return math.Inf(1)

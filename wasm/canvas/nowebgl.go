@@ -15,11 +15,24 @@ const noWebGLMessage = "The interactive canvas needs WebGL 2, which this browser
 	"Below is the static figure of this view; the panels, the link, the tours and Export work as usual."
 
 // hasWebGL2 reports whether the frame's document can make a WebGL 2
-// context, as ebiten will ask for one. The test context is released at
-// once, so that it does not count against the browser's limit.
+// context, as ebiten will ask for one. It asks on ebiten's own canvas
+// (created during package initialisation, the only canvas in the frame)
+// with the attributes ebiten passes (internal/graphicsdriver/opengl's
+// graphics_js.go), so the context made here is the one ebiten's
+// getContext gets back: a second context, and the loss of the first,
+// would cost the start-up tens of milliseconds on a software renderer.
+// Without ebiten's canvas it asks on a scratch canvas and releases that
+// context at once, so that it does not count against the browser's limit.
 func hasWebGL2() bool {
-	c := js.Global().Get("document").Call("createElement", "canvas")
-	gl := c.Call("getContext", "webgl2")
+	doc := js.Global().Get("document")
+	attr := js.Global().Get("Object").New()
+	attr.Set("alpha", true)
+	attr.Set("premultipliedAlpha", true)
+	attr.Set("stencil", true)
+	if c := doc.Call("querySelector", "canvas"); c.Truthy() {
+		return c.Call("getContext", "webgl2", attr).Truthy()
+	}
+	gl := doc.Call("createElement", "canvas").Call("getContext", "webgl2", attr)
 	if !gl.Truthy() {
 		return false
 	}
