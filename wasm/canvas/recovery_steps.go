@@ -221,7 +221,7 @@ func besideLine(x, w, gap, lo, hi float64) (float64, bool) {
 	return left, left >= lo && left+w <= hi
 }
 
-// recHeadStyle returns the colour and the name of head h (counted from 0)
+// headStyle returns the colour and the name of head h (counted from 0)
 // as the step view labels a pole: muted and none when h < 0, a pole
 // matched to no head.
 func headStyle(th scene.Theme, h int, none string) (color.RGBA, string) {
