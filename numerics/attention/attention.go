@@ -28,6 +28,18 @@ func (l Layer) Width() int {
 	return l[0].V.Len()
 }
 
+// Scaled returns l with every W_h multiplied by f (its scores by f, as a
+// softmax temperature of 1/f); the values are shared with l.
+func (l Layer) Scaled(f float64) Layer {
+	out := make(Layer, len(l))
+	for h, hd := range l {
+		var w mat.Dense
+		w.Scale(f, hd.W)
+		out[h] = Head{W: &w, V: hd.V}
+	}
+	return out
+}
+
 // Validate reports whether every head is square, of one width, and finite.
 func (l Layer) Validate() error {
 	if len(l) == 0 {

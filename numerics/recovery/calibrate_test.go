@@ -4,21 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"headlab/numerics/attention"
 )
-
-// scaledLayer returns l with every W_h multiplied by f.
-func scaledLayer(l attention.Layer, f float64) attention.Layer {
-	out := make(attention.Layer, len(l))
-	for h, hd := range l {
-		var w mat.Dense
-		w.Scale(f, hd.W)
-		out[h] = attention.Head{W: &w, V: hd.V}
-	}
-	return out
-}
 
 // recoveredLayer reports whether a run returned l's canonical heads.
 func recoveredLayer(r Result, err error, l attention.Layer) bool {
@@ -60,7 +47,7 @@ func calibratedScale(t *testing.T, H, d int) {
 	for _, f := range []float64{1.0 / 16, 0.25, 1, 4, 16} {
 		ok, plain := 0, 0
 		for seed := uint64(1); seed <= seeds; seed++ {
-			l := scaledLayer(attention.Random(H, d, seed), f)
+			l := attention.Random(H, d, seed).Scaled(f)
 			opt := DefaultOptions(H, d)
 			opt.Seed = seed
 			if f != 1 {

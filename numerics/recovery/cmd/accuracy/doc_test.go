@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +46,32 @@ func TestDoc(t *testing.T) {
 	}
 	if again.String() != text {
 		t.Fatalf("kept sections changed:\n%s\n---\n%s", again.String(), text)
+	}
+}
+
+// TestTorchTable: -torch writes a row per kind of torch layer, each
+// recovered in every mode asked (H = 1, d = 2: one layer each).
+func TestTorchTable(t *testing.T) {
+	if runtime.GOOS == "js" {
+		t.Skip("no processes under GOOS=js")
+	}
+	if err := exec.Command(python, "-c", "import torch, numpy").Run(); err != nil {
+		if os.Getenv("HEADLAB_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%s cannot import torch and numpy: %v", python, err)
+		}
+		t.Skipf("%s cannot import torch and numpy: %v", python, err)
+	}
+	if testing.Short() {
+		t.Skip("builds the recover command and trains torch layers")
+	}
+	var out bytes.Buffer
+	if err := measure([]string{"-torch", "-H", "1", "-d", "2", "-seeds", "1", "-modes", "paper,frugal"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| (1, 2) | initialised | no | 1 (1) | 1 (1) |", "| (1, 2) | initialised | yes | 1 (1) | 1 (1) |",
+		"| (1, 2) | trained | no | 1 (1) | 1 (1) |", "| (1, 2) | trained | yes | 1 (1) | 1 (1) |"} {
+		if !strings.Contains(out.String(), row) {
+			t.Errorf("no row %q in\n%s", row, out.String())
+		}
 	}
 }

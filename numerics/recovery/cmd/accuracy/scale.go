@@ -6,8 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
 	"headlab/numerics/attention"
 	"headlab/numerics/recovery"
 )
@@ -36,7 +34,7 @@ func scaleTable(w io.Writer, H, D []int, S []float64, seeds int) {
 		for _, f := range S {
 			cal, def := 0, 0
 			for s := range seeds {
-				l := scaled(attention.Random(H[i], D[i], uint64(1000000+s)), f)
+				l := attention.Random(H[i], D[i], uint64(1000000+s)).Scaled(f)
 				if scaledRun(l, H[i], D[i], s, true) {
 					cal++
 				}
@@ -57,17 +55,6 @@ func scaleName(f float64) string {
 		return fmt.Sprintf("1/%g", 1/f)
 	}
 	return fmt.Sprintf("%g", f)
-}
-
-// scaled returns l with every W multiplied by f.
-func scaled(l attention.Layer, f float64) attention.Layer {
-	out := make(attention.Layer, len(l))
-	for h, hd := range l {
-		var m mat.Dense
-		m.Scale(f, hd.W)
-		out[h] = attention.Head{W: &m, V: hd.V}
-	}
-	return out
 }
 
 // scaledRun reports whether a run on l (learner seed s) returns its

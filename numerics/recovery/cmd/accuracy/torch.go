@@ -75,6 +75,10 @@ func torchTable(w io.Writer, H, D []int, M []recovery.Mode, seeds int, recoverBi
 				}
 				var files []string
 				for s := 1; s <= seeds; s++ {
+					if seeds == 1 {
+						files = append(files, filepath.Join(out, "layer.npz")) // one layer: no seed folder
+						break
+					}
 					files = append(files, filepath.Join(out, strconv.Itoa(s), "layer.npz"))
 				}
 				row := fmt.Sprintf("| (%d, %d) | %s | %s |", h, d, map[bool]string{false: "initialised", true: "trained"}[train > 0], map[bool]string{false: "no", true: "yes"}[bias])
@@ -130,22 +134,14 @@ func layerRate(recoverBin string, files []string, m recovery.Mode) (int, error) 
 	return ok, nil
 }
 
-// moduleRoot returns the folder of the go.mod above the working folder.
+// moduleRoot returns the folder of the module's go.mod (go env GOMOD).
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
+	b, err := exec.Command("go", "env", "GOMOD").Output()
+	gomod := strings.TrimSpace(string(b))
+	if err != nil || gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("no go.mod for the working folder (%v): run from the repository", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working folder: run from the repository")
-		}
-		dir = up
-	}
+	return filepath.Dir(gomod), nil
 }
 
 // buildRecover builds the recover command into dir and returns its path.
