@@ -427,7 +427,7 @@ func (l *learner) poleStep(ny, rho, r, e []*big.Float, w []float64, ww []*big.Fl
 		}
 		b[i] = -float64(bigFloat64(e[i]) * w[i])
 	}
-	if u, ok := solveLS(a, b, hc); ok {
+	if u, ok := linalg.SolveLS(a, b, hc); ok {
 		delta := make([]*big.Float, hc)
 		for h := range delta {
 			delta[h] = x.num().Mul(rho[h], x.num().SetFloat64(u[h]))

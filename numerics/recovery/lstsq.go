@@ -208,13 +208,6 @@ func standardErrors(j []float64, m, n int, scale float64) []float64 {
 	return out
 }
 
-// solveLS returns the least-squares solution of A x = b (A by rows, n
-// columns) by Householder QR, and whether A has full column rank
-// (linalg.SolveLS).
-func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
-	return linalg.SolveLS(a, b, n)
-}
-
 // robustLS solves the weighted least-squares problem A x ≈ b with
 // standard errors sd. While the largest normalised residual exceeds 10 it
 // drops that equation if every unknown the equation involves keeps at
@@ -234,7 +227,7 @@ func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
 			}
 			wb[e] = b[e] / sd[e]
 		}
-		x, ok := solveLS(wa, wb, n)
+		x, ok := linalg.SolveLS(wa, wb, n)
 		if !ok {
 			return nil
 		}
