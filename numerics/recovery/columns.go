@@ -7,6 +7,7 @@ import (
 
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // resolved is what one labelled RF says about the heads: p̂_h per head
@@ -225,7 +226,7 @@ func (l *learner) columnEquations(t theta, j int, c *columnLabels) (alts [][][]f
 			}
 			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], minPoleError))
 		}
-		alts[h] = robustLS(a, b, sd, d, 2)
+		alts[h] = lsq.Robust(a, b, sd, d, 2)
 		if len(alts[h]) == 0 {
 			k := l.cols[j][0]
 			var why error

@@ -45,9 +45,9 @@
 //     implementations: float.go (float64: joint fits and the global fit of
 //     §4) over first.go and link.go (column one through its links),
 //     columns.go and known.go (the other columns, labelled by the known
-//     values), model.go (the heads in the learner's coordinates), lm.go,
-//     normal.go and lstsq.go (least squares), label.go (choosing among
-//     labellings); plain.go (extended precision: every RF on its own) over
+//     values), model.go (the heads in the learner's coordinates), lm.go
+//     and normal.go (the global fit), internal/lsq (small fits and robust
+//     linear solves), label.go (choosing among labellings); plain.go (extended precision: every RF on its own) over
 //     ext.go and big.go (the numbers and oracles at the working precision).
 //   - The run's bookkeeping: schedule.go (the learner, its queries and the
 //     trace), rf.go (an RF's fit), check.go (the heads, their self-check,

@@ -7,6 +7,7 @@ import (
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // Frugal in extended precision (MATH.md §3.4, "Frugal mode"): a
@@ -114,7 +115,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 			break
 		}
 		if !math.IsNaN(lb.allChi2[i]) {
-			cands = appendDistinct(cands, lb.all[i])
+			cands = lsq.AppendDistinct(cands, lb.all[i])
 		}
 	}
 	if len(cands) == 0 || !located {
@@ -125,18 +126,18 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		for b := a + 1; b < hc; b++ {
 			p := append([]float64(nil), best...)
 			p[a], p[b] = p[b], p[a]
-			cands = appendDistinct(cands, p)
+			cands = lsq.AppendDistinct(cands, p)
 		}
 	}
 	// Only candidates that fit the rounded samples about as well as the
 	// best are worth a polish at the working precision.
 	prob := q.problem(func() {})
-	e := make([]float64, prob.m)
+	e := make([]float64, prob.M)
 	chi := func(p []float64) float64 {
-		prob.resid(p, e)
-		return sumSquares(e)
+		prob.Resid(p, e)
+		return lsq.SumSquares(e)
 	}
-	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.m))
+	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.M))
 	var polish [][]*big.Float
 	for i, c := range cands {
 		if i > 0 && !(chi(c) <= limit) {

@@ -11,6 +11,7 @@ import (
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // The float64 searches for a frugal measurement's poles (MATH.md §3.4,
@@ -41,7 +42,7 @@ type poleSamples struct {
 
 // problem returns the weighted least-squares problem of the log-poles,
 // with buffers of its own.
-func (q poleSamples) problem(tick func()) lsq {
+func (q poleSamples) problem(tick func()) lsq.Problem {
 	hc := len(q.r)
 	rho := make([]float64, hc)
 	rhos := func(p []float64) {
@@ -53,8 +54,8 @@ func (q poleSamples) problem(tick func()) lsq {
 	for i := range u {
 		u[i] = stopping.Rounding(q.y[i], q.sigma[i])
 	}
-	return lsq{m: len(q.n), n: hc, u: u,
-		resid: func(p, e []float64) {
+	return lsq.Problem{M: len(q.n), N: hc, U: u,
+		Resid: func(p, e []float64) {
 			tick()
 			rhos(p)
 			for i, n := range q.n {
@@ -65,7 +66,7 @@ func (q poleSamples) problem(tick func()) lsq {
 				e[i] = (y - q.y[i]) / q.sigma[i]
 			}
 		},
-		jac: func(p, j []float64) {
+		Jac: func(p, j []float64) {
 			rhos(p)
 			for i, n := range q.n {
 				ji := j[i*hc : (i+1)*hc]
@@ -140,7 +141,7 @@ func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64)
 
 // plainPoles fits the log-poles of q from every start as it is.
 func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	return l.chooseStarts(starts, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // scannedPoles fits the log-poles of q from the first scannedStarts
@@ -177,7 +178,7 @@ func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float6
 			uniq = append(uniq, p)
 		}
 	}
-	lb := l.chooseStarts(uniq, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	lb := l.chooseStarts(uniq, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
 	for i, u := range at {
 		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
@@ -208,7 +209,7 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 	if len(swaps) == 0 {
 		return lb
 	}
-	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles), samePoles)
 }
 
 // The deflated search, for eliminatedHeads < H ≤ deflatedHeads: H −
@@ -237,7 +238,7 @@ func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
 	if len(starts) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	return l.chooseStarts(starts, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // deflatedStarts returns the deflated search's starts for q, best fit
@@ -273,7 +274,7 @@ func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64
 	found := make([][]start, len(items))
 	parallel.Each(len(items), min(workers, len(items)/minEliminationsPerWorker), func() func(int) {
 		prob := q.problem(func() {})
-		e := make([]float64, prob.m)
+		e := make([]float64, prob.M)
 		r := make([]float64, eliminatedHeads)
 		v := make([]float64, m)
 		hold := make([]float64, hc) // the held heads' log-poles
@@ -306,8 +307,8 @@ func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64
 				for k, h := range it.free {
 					p[h] = lp[k]
 				}
-				prob.resid(p, e)
-				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
+				prob.Resid(p, e)
+				if chi := lsq.SumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
 					found[i] = append(found[i], start{p, chi})
 				}
 			}
@@ -317,7 +318,7 @@ func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64
 	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.chi, b.chi) })
 	var out [][]float64
 	for _, s := range starts[:min(len(starts), deflatedKeep)] {
-		out = appendDistinct(out, s.p)
+		out = lsq.AppendDistinct(out, s.p)
 	}
 	return out
 }
@@ -532,7 +533,7 @@ func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling 
 		if len(starts) >= 4 {
 			break
 		}
-		starts = appendDistinct(starts, lb.all[i])
+		starts = lsq.AppendDistinct(starts, lb.all[i])
 	}
 	// Two heads with nearly equal log-poles make a narrow valley: restart
 	// with the pair spread apart around its mean (as labelKnown does).
@@ -686,7 +687,7 @@ func frugalCandidates(lb labelling, rows int) [][]float64 {
 	var out [][]float64
 	for i, x := range lb.all {
 		if lb.allChi2[i] <= frugalSolution*float64(rows) {
-			out = appendDistinct(out, x)
+			out = lsq.AppendDistinct(out, x)
 		}
 		if len(out) >= 16 {
 			break
@@ -719,7 +720,7 @@ func (l *learner) frugalFallback(k int, t theta, counted bool) (p, sigma []float
 func (l *learner) frugalErrors(q poleSamples, lb labelling) []float64 {
 	hc := len(q.r)
 	prob := q.problem(func() {})
-	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, prob.m-hc))))
+	se := lsq.StandardErrors(prob.Jacobian(lb.x), prob.M, prob.N, math.Max(1, lb.chi2/float64(max(1, prob.M-hc))))
 	l.markRough(se, lb.x, q.r, q.n, q.y)
 	return se
 }
@@ -776,15 +777,15 @@ func (l *learner) solvedPoles(q poleSamples) labelling {
 		return noFit
 	}
 	prob := q.problem(func() {})
-	e := make([]float64, prob.m)
+	e := make([]float64, prob.M)
 	chi := make([]float64, len(starts))
 	best := math.Inf(1)
 	for i, p := range starts {
-		prob.resid(p, e)
-		chi[i] = sumSquares(e)
+		prob.Resid(p, e)
+		chi[i] = lsq.SumSquares(e)
 		best = math.Min(best, chi[i])
 	}
-	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.m))
+	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.M))
 	var kept [][]float64
 	for i, p := range starts {
 		if chi[i] <= limit {
@@ -794,7 +795,7 @@ func (l *learner) solvedPoles(q poleSamples) labelling {
 	if len(kept) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(kept, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	return l.chooseStarts(kept, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // solvedStarts returns the real positive solutions that poles.Solve finds
@@ -812,7 +813,7 @@ func solvedStarts(q poleSamples, workers int) [][]float64 {
 	var starts [][]float64
 	for _, s := range res.Solutions {
 		if p, ok := logPoles(s); ok {
-			starts = appendDistinct(starts, p)
+			starts = lsq.AppendDistinct(starts, p)
 		}
 	}
 	return starts

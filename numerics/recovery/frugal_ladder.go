@@ -1,6 +1,10 @@
 package recovery
 
-import "math/big"
+import (
+	"math/big"
+
+	"headlab/numerics/recovery/internal/lsq"
+)
 
 // Frugal's ladders (MATH.md §3.4, "Frugal mode"): the order in which a
 // frugal measurement's poles are looked for, and what it is given when
@@ -141,7 +145,7 @@ func deepened(s *poleSearch, lb labelling) labelling { return s.l.deepen(s.q, lb
 func economyStart(s *poleSearch, _ labelling) labelling {
 	l, q := s.l, s.q
 	if p, _, err := l.labelKnown(s.k, s.t); err == nil && len(p) == s.t.H {
-		return l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+		return l.chooseStarts([][]float64{p}, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 	}
 	return noFit
 }

@@ -10,6 +10,7 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // Layers of these tests come from seeds 9100000+s, held out from the
@@ -395,15 +396,15 @@ func TestDeflatedStarts(t *testing.T) {
 		}
 		starts = deflatedStarts(q, off, width, 2)
 		prob := q.problem(func() {})
-		e := make([]float64, prob.m)
-		prob.resid(off, e)
-		centre := sumSquares(e)
+		e := make([]float64, prob.M)
+		prob.Resid(off, e)
+		centre := lsq.SumSquares(e)
 		if len(starts) == 0 {
 			t.Errorf("log-poles %.4g, ranges 0.3 widths off: no start", p)
 			continue
 		}
-		prob.resid(starts[0], e)
-		if best := sumSquares(e); !(best < centre) {
+		prob.Resid(starts[0], e)
+		if best := lsq.SumSquares(e); !(best < centre) {
 			t.Errorf("log-poles %.4g, ranges 0.3 widths off: the best start's χ² %.3g, the centre's %.3g", p, best, centre)
 		}
 	}

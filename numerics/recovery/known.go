@@ -7,6 +7,7 @@ import (
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
@@ -136,7 +137,7 @@ func (kr *knownRF) starts(pad, cost [][]float64) [][]float64 {
 // e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i, with its own buffer
 // for e^{p_h}, shared by its resid and jac: one per goroutine that fits
 // (chooseStarts, fitter).
-func (kr *knownRF) newProb() lsq {
+func (kr *knownRF) newProb() lsq.Problem {
 	hc, smp, rr, f0 := kr.hc, kr.smp, kr.rr, kr.f0
 	rho := make([]float64, hc)
 	rhos := func(p []float64) {
@@ -144,8 +145,8 @@ func (kr *knownRF) newProb() lsq {
 			rho[h] = xmath.Exp(p[h])
 		}
 	}
-	prob := lsq{m: len(smp), n: hc, u: kr.u}
-	prob.resid = func(p, e []float64) {
+	prob := lsq.Problem{M: len(smp), N: hc, U: kr.u}
+	prob.Resid = func(p, e []float64) {
 		kr.l.tick()
 		rhos(p)
 		for i, r := range smp {
@@ -156,7 +157,7 @@ func (kr *knownRF) newProb() lsq {
 			e[i] = (y - r.y) / r.sigma
 		}
 	}
-	prob.jac = func(p, j []float64) {
+	prob.Jac = func(p, j []float64) {
 		rhos(p)
 		for i, r := range smp {
 			ji := j[i*hc : (i+1)*hc]
@@ -195,7 +196,7 @@ func (kr *knownRF) label(lb labelling) (p, sigma []float64, err error) {
 		}
 	}
 	prob := kr.newProb()
-	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
+	se := lsq.StandardErrors(prob.Jacobian(lb.x), prob.M, prob.N, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
 	for h := range se {
 		if amb[h] {
 			se[h] = math.Inf(1)

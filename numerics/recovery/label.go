@@ -6,6 +6,7 @@ import (
 
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/parallel"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // ambiguity is how much worse (in sum of squared weighted residuals) than
@@ -43,10 +44,10 @@ type fit func(x0 []float64) ([]float64, float64)
 // fitter returns a maker of Levenberg–Marquardt fits of the problem
 // newProb builds, each with its own problem (the problems' buffers are
 // not safe for concurrent use).
-func fitter(newProb func() lsq, maxIter int) func() fit {
+func fitter(newProb func() lsq.Problem, maxIter int) func() fit {
 	return func() fit {
 		p := newProb()
-		return func(x0 []float64) ([]float64, float64) { return levenbergMarquardt(p, x0, maxIter) }
+		return func(x0 []float64) ([]float64, float64) { return lsq.LevenbergMarquardt(p, x0, maxIter) }
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // TestChooseStartsWorkers checks that fitting the starts on several
@@ -13,13 +15,13 @@ import (
 func TestChooseStartsWorkers(t *testing.T) {
 	// Fit a·e^{−b n} to samples of 3·e^{−n/2}: starts in different basins.
 	ns := []float64{0, 1, 2, 3, 4, 5}
-	newProb := func() lsq {
+	newProb := func() lsq.Problem {
 		pred := make([]float64, len(ns)) // a buffer of its own, as the learner's problems have
-		return lsq{m: len(ns), n: 2, u: make([]float64, len(ns)),
+		return lsq.Problem{M: len(ns), N: 2, U: make([]float64, len(ns)),
 			// Written in full, then read, as the learner's problems use
 			// their buffers: goroutines sharing one would change the
 			// results, not only upset the race detector.
-			resid: func(x, e []float64) {
+			Resid: func(x, e []float64) {
 				for i, n := range ns {
 					pred[i] = x[0] * math.Exp(-x[1]*n)
 				}
@@ -27,7 +29,7 @@ func TestChooseStartsWorkers(t *testing.T) {
 					e[i] = pred[i] - 3*math.Exp(-n/2)
 				}
 			},
-			jac: func(x, j []float64) {
+			Jac: func(x, j []float64) {
 				for i, n := range ns {
 					j[2*i], j[2*i+1] = math.Exp(-x[1]*n), -n*x[0]*math.Exp(-x[1]*n)
 				}

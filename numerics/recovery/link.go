@@ -8,6 +8,7 @@ import (
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // linkColumnOne labels the heads of M_i1 and of its link RF(z_1, u_1+u_i)
@@ -130,7 +131,7 @@ func (k *columnOneLink) terms(x []float64, w, h int) (p, r float64) {
 // newProb returns the problem with its own buffers rho[w][h] = exp p of
 // head h in each of the three RFs, shared by its resid and jac: one per
 // goroutine that fits (chooseStarts, fitter).
-func (k *columnOneLink) newProb() lsq {
+func (k *columnOneLink) newProb() lsq.Problem {
 	hc, smp, y0 := k.hc, k.smp, k.y0
 	var rho [3][]float64
 	for w := range rho {
@@ -144,8 +145,8 @@ func (k *columnOneLink) newProb() lsq {
 			}
 		}
 	}
-	prob := lsq{m: len(smp), n: 4 * hc, u: k.u}
-	prob.resid = func(x, e []float64) {
+	prob := lsq.Problem{M: len(smp), N: 4 * hc, U: k.u}
+	prob.Resid = func(x, e []float64) {
 		k.l.tick()
 		rhos(x)
 		for j, s := range smp {
@@ -157,7 +158,7 @@ func (k *columnOneLink) newProb() lsq {
 			e[j] = (y - s.y) / s.sigma
 		}
 	}
-	prob.jac = func(x, jm []float64) {
+	prob.Jac = func(x, jm []float64) {
 		rhos(x)
 		for j, s := range smp {
 			jk := jm[j*4*hc : (j+1)*4*hc]
