@@ -7,6 +7,7 @@ import (
 
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
 )
 
@@ -281,12 +282,12 @@ func (l *learner) fitColumn(t theta, j int, alts [][][]float64, combos int) erro
 		}
 		fits, costs, thetas = append(fits, col), append(costs, cost), append(thetas, nt)
 	}
-	lb := pick(fits, costs, samePoles)
-	if !lb.decided(len(sv.rows)) {
-		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.chi2, lb.rival), nil)
+	lb := label.Pick(fits, costs, samePoles)
+	if !lb.Decided(len(sv.rows)) {
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.Chi2, lb.Rival), nil)
 	}
 	for c := range fits {
-		if costs[c] == lb.chi2 {
+		if costs[c] == lb.Chi2 {
 			copy(t.x, thetas[c].x)
 			break
 		}

@@ -47,8 +47,9 @@
 //     columns.go and known.go (the other columns, labelled by the known
 //     values), model.go (the heads in the learner's coordinates), lm.go
 //     and normal.go (the global fit), internal/lsq (small fits and robust
-//     linear solves), label.go (choosing among labellings); plain.go (extended precision: every RF on its own) over
-//     ext.go and big.go (the numbers and oracles at the working precision).
+//     linear solves), internal/label (choosing among labellings); plain.go
+//     (extended precision: every RF on its own) over ext.go and big.go (the
+//     numbers and oracles at the working precision).
 //   - The run's bookkeeping: schedule.go (the learner, its queries and the
 //     trace), rf.go (an RF's fit), check.go (the heads, their self-check,
 //     the trace relabelled), run.go (pauses and progress), trace.go (the

@@ -7,6 +7,7 @@ import (
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
 )
 
@@ -103,19 +104,19 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	// The steps of bigPoleSearch, until some fit explains the rounded
 	// samples.
-	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
+	explains := func(lb label.Fits) bool { return lb.Chi2 <= frugalSolution*float64(len(q.n)) }
 	lb, _ := l.newPoleSearch(k, t, q, mu, width, nil, true).run(bigPoleSearch, explains)
 	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
-	idx := lb.byChi2()
+	idx := lb.ByChi2()
 	var cands [][]float64
 	for _, i := range idx {
 		if len(cands) >= frugalPolishes {
 			break
 		}
-		if !math.IsNaN(lb.allChi2[i]) {
-			cands = lsq.AppendDistinct(cands, lb.all[i])
+		if !math.IsNaN(lb.AllChi2[i]) {
+			cands = lsq.AppendDistinct(cands, lb.All[i])
 		}
 	}
 	if len(cands) == 0 || !located {

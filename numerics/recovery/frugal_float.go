@@ -11,6 +11,7 @@ import (
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
 )
 
@@ -135,18 +136,18 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 // the first scannedStarts first moved by coordinate scans (scanPoles), and returns
 // all the fits as a labelling (best and best distinct rival). lo…hi is
 // the range the scans search.
-func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	return l.scannedPoles(q, starts, lo, hi).merge(l.plainPoles(q, starts), samePoles)
+func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) label.Fits {
+	return l.scannedPoles(q, starts, lo, hi).Merge(l.plainPoles(q, starts), samePoles)
 }
 
 // plainPoles fits the log-poles of q from every start as it is.
-func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
-	return l.chooseStarts(starts, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
+func (l *learner) plainPoles(q poleSamples, starts [][]float64) label.Fits {
+	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // scannedPoles fits the log-poles of q from the first scannedStarts
 // starts, each first moved by coordinate scans over lo…hi.
-func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) label.Fits {
 	return l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), scannedStarts)])
 }
 
@@ -155,13 +156,13 @@ func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64
 // same grid point: each distinct scanned point is fitted once, and its
 // fit stands for every start that reached it (the same fits as one fit
 // per start, bit for bit).
-func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
+func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) label.Fits {
 	return l.fitMoved(q, starts, gr.scanPoles)
 }
 
 // fitMoved moves every start by move and fits the log-poles of q from
 // it, each distinct moved point once (as fitScanned).
-func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) labelling {
+func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) label.Fits {
 	var uniq [][]float64
 	at := make([]int, len(starts))
 	for i, s := range starts {
@@ -178,12 +179,12 @@ func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float6
 			uniq = append(uniq, p)
 		}
 	}
-	lb := l.chooseStarts(uniq, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
+	lb := l.chooseStarts(uniq, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
 	for i, u := range at {
-		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
+		xs[i], cs[i] = lb.All[u], lb.AllChi2[u]
 	}
-	return pick(xs, cs, samePoles)
+	return label.Pick(xs, cs, samePoles)
 }
 
 // quickStarts is how many starts the quick search takes.
@@ -193,15 +194,15 @@ const quickStarts = 8
 // moved by coordinate scans, fitted, and the transpositions of the best
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
-func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
+func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) label.Fits {
 	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
-	if lb.x == nil {
+	if lb.X == nil {
 		return lb
 	}
 	var swaps [][]float64
-	for a := range lb.x {
-		for b := a + 1; b < len(lb.x); b++ {
-			p := append([]float64(nil), lb.x...)
+	for a := range lb.X {
+		for b := a + 1; b < len(lb.X); b++ {
+			p := append([]float64(nil), lb.X...)
 			p[a], p[b] = p[b], p[a]
 			swaps = append(swaps, p)
 		}
@@ -209,7 +210,7 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 	if len(swaps) == 0 {
 		return lb
 	}
-	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles), samePoles)
+	return lb.Merge(l.chooseStarts(swaps, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles), samePoles)
 }
 
 // The deflated search, for eliminatedHeads < H ≤ deflatedHeads: H −
@@ -233,12 +234,12 @@ const deflatedKeep = 8
 // deflatedPoles fits the log-poles of q from the deflated search's starts
 // (mu and width: the heads' ranges, poleRange); no fit where the deflated
 // search does not take q's number of heads.
-func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
+func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) label.Fits {
 	starts := deflatedStarts(q, mu, width, l.workers)
 	if len(starts) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(starts, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
+	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // deflatedStarts returns the deflated search's starts for q, best fit
@@ -526,22 +527,22 @@ func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
 
 // deepen returns, for a search that found no solution, the fits from its
 // best few points moved by pair scans (and single scans after them).
-func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
-	idx := lb.byChi2()
+func (l *learner) deepen(q poleSamples, lb label.Fits, lo, hi float64) label.Fits {
+	idx := lb.ByChi2()
 	var starts [][]float64
 	for _, i := range idx {
 		if len(starts) >= 4 {
 			break
 		}
-		starts = lsq.AppendDistinct(starts, lb.all[i])
+		starts = lsq.AppendDistinct(starts, lb.All[i])
 	}
 	// Two heads with nearly equal log-poles make a narrow valley: restart
 	// with the pair spread apart around its mean (as labelKnown does).
-	if lb.x != nil {
-		for a := range lb.x {
-			for b := a + 1; b < len(lb.x); b++ {
-				if !(math.Abs(lb.x[a]-lb.x[b]) > 0.3) {
-					starts = append(starts, spreadPair(lb.x, a, b, []float64{0.003, 0.01, 0.03, 0.1, 0.3})...)
+	if lb.X != nil {
+		for a := range lb.X {
+			for b := a + 1; b < len(lb.X); b++ {
+				if !(math.Abs(lb.X[a]-lb.X[b]) > 0.3) {
+					starts = append(starts, label.SpreadPair(lb.X, a, b, []float64{0.003, 0.01, 0.03, 0.1, 0.3})...)
 				}
 			}
 		}
@@ -584,8 +585,8 @@ func (l *learner) frugalSamples(k int, f0 float64, rr []float64) poleSamples {
 
 // frugalAccept reports whether a search decided the poles: the best fit
 // explains the samples and every distinct fit is clearly worse.
-func frugalAccept(lb labelling, rows int) bool {
-	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
+func frugalAccept(lb label.Fits, rows int) bool {
+	return lb.X != nil && lb.Chi2 <= frugalSolution*float64(rows) && lb.Decided(rows)
 }
 
 // labelFrugal learns frugal measurement k of column j (its samples
@@ -613,11 +614,11 @@ type floatMeasurement struct {
 	rr        []float64 // the known r_h
 	mu, width []float64 // the heads' ranges (poleRange)
 	extra     [][]float64
-	lb        labelling // the last search's fits
-	rows      int       // and its number of samples
-	gaveUp    bool      // the last search ended at a giveUp step
-	counted   bool      // counted in Result.Fallbacks
-	p, sigma  []float64 // the outcome
+	lb        label.Fits // the last search's fits
+	rows      int        // and its number of samples
+	gaveUp    bool       // the last search ended at a giveUp step
+	counted   bool       // counted in Result.Fallbacks
+	p, sigma  []float64  // the outcome
 	err       error
 }
 
@@ -638,7 +639,7 @@ func (m *floatMeasurement) search() bool {
 	l := m.l
 	q := l.frugalSamples(m.k, m.f0, m.rr)
 	s := l.newPoleSearch(m.k, m.t, q, m.mu, m.width, m.extra, len(q.n) == len(q.r)+1)
-	lb, gaveUp := s.run(floatPoleSearch, func(lb labelling) bool { return frugalAccept(lb, len(q.n)) })
+	lb, gaveUp := s.run(floatPoleSearch, func(lb label.Fits) bool { return frugalAccept(lb, len(q.n)) })
 	m.lb, m.rows, m.gaveUp = lb, len(q.n), gaveUp
 	if gaveUp || !frugalAccept(lb, len(q.n)) {
 		return false
@@ -647,8 +648,8 @@ func (m *floatMeasurement) search() bool {
 	if !located(se) && !m.counted {
 		l.res.Fallbacks++
 	}
-	l.recordFrugal(m.k, m.f0, m.rr, lb.x)
-	m.p, m.sigma = lb.x, se
+	l.recordFrugal(m.k, m.f0, m.rr, lb.X)
+	m.p, m.sigma = lb.X, se
 	return true
 }
 
@@ -683,10 +684,10 @@ func (m *floatMeasurement) economy() bool {
 
 // frugalCandidates returns the distinct fits of a search of rows samples
 // that explain them, to start the next search from.
-func frugalCandidates(lb labelling, rows int) [][]float64 {
+func frugalCandidates(lb label.Fits, rows int) [][]float64 {
 	var out [][]float64
-	for i, x := range lb.all {
-		if lb.allChi2[i] <= frugalSolution*float64(rows) {
+	for i, x := range lb.All {
+		if lb.AllChi2[i] <= frugalSolution*float64(rows) {
 			out = lsq.AppendDistinct(out, x)
 		}
 		if len(out) >= 16 {
@@ -717,11 +718,11 @@ func (l *learner) frugalFallback(k int, t theta, counted bool) (p, sigma []float
 // frugalErrors returns the standard errors of the accepted log-poles, those
 // of the heads the samples locate only roughly raised to crowdedError
 // (markRough, as labelKnown judges an RF fitted from economy's samples).
-func (l *learner) frugalErrors(q poleSamples, lb labelling) []float64 {
+func (l *learner) frugalErrors(q poleSamples, lb label.Fits) []float64 {
 	hc := len(q.r)
 	prob := q.problem(func() {})
-	se := lsq.StandardErrors(prob.Jacobian(lb.x), prob.M, prob.N, math.Max(1, lb.chi2/float64(max(1, prob.M-hc))))
-	l.markRough(se, lb.x, q.r, q.n, q.y)
+	se := lsq.StandardErrors(prob.Jacobian(lb.X), prob.M, prob.N, math.Max(1, lb.Chi2/float64(max(1, prob.M-hc))))
+	l.markRough(se, lb.X, q.r, q.n, q.y)
 	return se
 }
 
@@ -771,7 +772,7 @@ const (
 // labellings whose residues only roughly match, which are no solutions:
 // a fit from one would only wander); a labelling of no fit (χ² = +Inf)
 // where it finds none.
-func (l *learner) solvedPoles(q poleSamples) labelling {
+func (l *learner) solvedPoles(q poleSamples) label.Fits {
 	starts := solvedStarts(q, l.workers)
 	if len(starts) == 0 {
 		return noFit
@@ -795,7 +796,7 @@ func (l *learner) solvedPoles(q poleSamples) labelling {
 	if len(kept) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(kept, fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
+	return l.chooseStarts(kept, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
 }
 
 // solvedStarts returns the real positive solutions that poles.Solve finds
@@ -844,7 +845,7 @@ func logPoles(s []complex128) ([]float64, bool) {
 }
 
 // noFit is the labelling of no fit at all.
-var noFit = pick(nil, nil, samePoles)
+var noFit = label.Pick(nil, nil, samePoles)
 
 // realPart is how large, relative to its real part, a solution's
 // imaginary part may be for the solution to count as real: noise in the

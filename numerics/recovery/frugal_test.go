@@ -297,17 +297,17 @@ func TestFrugalAmbiguity(t *testing.T) {
 		q2 := samples(H)
 		lb2 := l.searchPoles(q2, l.poleStarts(int(s), mu, width, nil), lo, hi)
 		// Two labelled solutions: a rival that fits as well as the best.
-		if math.IsInf(lb2.rival, 0) || lb2.rival > frugalSolution*float64(H) {
+		if math.IsInf(lb2.Rival, 0) || lb2.Rival > frugalSolution*float64(H) {
 			continue
 		}
 		found++
 		if frugalAccept(lb2, H) {
-			t.Errorf("case %d: accepted poles %v from %d samples with a rival as good", s, lb2.x, H)
+			t.Errorf("case %d: accepted poles %v from %d samples with a rival as good", s, lb2.X, H)
 		}
 		q3 := samples(H + 1)
 		lb3 := l.searchPoles(q3, l.poleStarts(int(s), mu, width, nil), lo, hi)
-		if frugalAccept(lb3, H+1) && !samePolesTo(lb3.x, p, 1e-6) {
-			t.Errorf("case %d: accepted wrong poles %v from H+1 samples, true %v", s, lb3.x, p)
+		if frugalAccept(lb3, H+1) && !samePolesTo(lb3.X, p, 1e-6) {
+			t.Errorf("case %d: accepted wrong poles %v from H+1 samples, true %v", s, lb3.X, p)
 		}
 		if !frugalAccept(lb3, H+1) {
 			t.Logf("case %d: H+1 samples undecided: the run would ask one more", s)

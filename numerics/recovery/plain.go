@@ -8,6 +8,7 @@ import (
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
 )
 
 // In extended precision the learner runs the plain pipeline of MATH.md
@@ -183,7 +184,7 @@ func decide(cost [][]float64) (perm []int, miss, rival float64) {
 // decided reports whether a labelling with the given misfit and rival is
 // accepted.
 func decidedPlain(miss, rival float64) bool {
-	return miss <= matchTolerance && rival > math.Max(ambiguity*miss, matchTolerance)
+	return miss <= matchTolerance && rival > math.Max(label.Ambiguity*miss, matchTolerance)
 }
 
 // bigPipeline is the extended-precision pipeline, the plain one of
@@ -296,7 +297,7 @@ func (l *learner) plainColumnOne(hc int) error {
 		}
 		perm, miss, rival := decide(cost)
 		if !decidedPlain(miss, rival) {
-			return l.fail(kl, fmt.Sprintf("cannot label the heads of %s %s: the best labelling misses its link by %.3g, the rival by %.3g", l.res.Trace.RFs[km].Name(), l.precisionName(), miss, rival), nil)
+			return l.fail(kl, fmt.Sprintf("cannot label the heads of %s %s: the best label.Fits misses its link by %.3g, the rival by %.3g", l.res.Trace.RFs[km].Name(), l.precisionName(), miss, rival), nil)
 		}
 		for h, b := range perm {
 			x.P[h][i][0], x.R[h][i] = fm.p[b], fm.r[b]
@@ -458,7 +459,7 @@ func (l *learner) plainKnown(k, hc, j int, rs float64) error {
 		return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
 	}
 	if !decidedPlain(miss, rival) {
-		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
+		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best label.Fits misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
 	}
 	rf.Heads = inverse(perm)
 	if rf.Kind == Measurement {
