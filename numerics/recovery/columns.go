@@ -9,6 +9,7 @@ import (
 	"headlab/numerics/rational"
 	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // resolved is what one labelled RF says about the heads: p̂_h per head
@@ -282,7 +283,7 @@ func (l *learner) fitColumn(t theta, j int, alts [][][]float64, combos int) erro
 		}
 		fits, costs, thetas = append(fits, col), append(costs, cost), append(thetas, nt)
 	}
-	lb := label.Pick(fits, costs, samePoles)
+	lb := label.Pick(fits, costs, polefit.Same)
 	if !lb.Decided(len(sv.rows)) {
 		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.Chi2, lb.Rival), nil)
 	}

@@ -39,8 +39,9 @@
 //   - The schedules, one interface (schedule.go: schedule, askFixed) and
 //     an implementation a file: paper.go (§3.3), economy.go and frugal.go
 //     (§3.4). Frugal's ladders, as lists of steps: frugal_ladder.go; the
-//     float64 pole searches: frugal_float.go; extended precision's polish:
-//     frugal_big.go; the line family: frugal_line.go.
+//     float64 pole searches: frugal_float.go over internal/polefit;
+//     extended precision's polish: frugal_big.go; the line family:
+//     frugal_line.go.
 //   - The precisions, one interface (pipeline, learn.go) and two
 //     implementations: float.go (float64: joint fits and the global fit of
 //     §4) over first.go and link.go (column one through its links),

@@ -9,6 +9,7 @@ import (
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // Frugal in extended precision (MATH.md §3.4, "Frugal mode"): a
@@ -23,7 +24,7 @@ import (
 // for in extended precision; beyond, it costs more time than the samples
 // it saves, and the measurement goes to the line family at once (MATH.md
 // §3.4).
-const searchedHeads = homotopyHeads
+const searchedHeads = polefit.HomotopyHeads
 
 // frugalPolishes bounds the float64 candidates polished per search.
 const frugalPolishes = 8
@@ -104,7 +105,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	// The steps of bigPoleSearch, until some fit explains the rounded
 	// samples.
-	explains := func(lb label.Fits) bool { return lb.Chi2 <= frugalSolution*float64(len(q.n)) }
+	explains := func(lb label.Fits) bool { return lb.Chi2 <= frugalSolution*float64(len(q.N)) }
 	lb, _ := l.newPoleSearch(k, t, q, mu, width, nil, true).run(bigPoleSearch, explains)
 	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
@@ -132,7 +133,7 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	}
 	// Only candidates that fit the rounded samples about as well as the
 	// best are worth a polish at the working precision.
-	prob := q.problem(func() {})
+	prob := q.Problem(func() {})
 	e := make([]float64, prob.M)
 	chi := func(p []float64) float64 {
 		prob.Resid(p, e)

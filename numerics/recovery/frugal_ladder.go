@@ -5,6 +5,7 @@ import (
 
 	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // Frugal's ladders (MATH.md §3.4, "Frugal mode"): the order in which a
@@ -66,14 +67,14 @@ type poleSearch struct {
 	l         *learner
 	k         int   // the RF
 	t         theta // the heads as known so far (float64)
-	q         poleSamples
+	q         polefit.Samples
 	mu, width []float64 // the heads' ranges (poleRange)
 	lo, hi    float64   // the scans' range (scanRange)
 	starts    [][]float64
 	solve     bool // the samples are n = 1…H+1, which the solvers take
 }
 
-func (l *learner) newPoleSearch(k int, t theta, q poleSamples, mu, width []float64, extra [][]float64, solve bool) *poleSearch {
+func (l *learner) newPoleSearch(k int, t theta, q polefit.Samples, mu, width []float64, extra [][]float64, solve bool) *poleSearch {
 	lo, hi := scanRange(mu, width)
 	return &poleSearch{l: l, k: k, t: t, q: q, mu: mu, width: width, lo: lo, hi: hi,
 		starts: l.poleStarts(k, mu, width, extra), solve: solve}
@@ -103,26 +104,26 @@ func (s *poleSearch) run(steps []poleStep, accept func(label.Fits) bool) (lb lab
 		if st.giveUp {
 			return lb, true
 		}
-		lb = lb.Merge(st.find(s, lb), samePoles)
+		lb = lb.Merge(st.find(s, lb), polefit.Same)
 	}
 	return lb, false
 }
 
 // The conditions of the steps.
-func eliminates(s *poleSearch) bool { return len(s.q.r) <= eliminatedHeads }
+func eliminates(s *poleSearch) bool { return len(s.q.R) <= polefit.EliminatedHeads }
 func deflates(s *poleSearch) bool {
-	hc := len(s.q.r)
-	return s.solve && eliminatedHeads < hc && hc <= deflatedHeads
+	hc := len(s.q.R)
+	return s.solve && polefit.EliminatedHeads < hc && hc <= polefit.DeflatedHeads
 }
 func homotopy(s *poleSearch) bool {
-	hc := len(s.q.r)
-	return s.solve && eliminatedHeads < hc && hc <= homotopyHeads
+	hc := len(s.q.R)
+	return s.solve && polefit.EliminatedHeads < hc && hc <= polefit.HomotopyHeads
 }
-func beyondElimination(s *poleSearch) bool { return s.t.H > eliminatedHeads }
+func beyondElimination(s *poleSearch) bool { return s.t.H > polefit.EliminatedHeads }
 
 // nearlyEconomy: with F(0), 2H − 1 samples determine the RF as a rational
 // function (economy's fit, without its check sample).
-func nearlyEconomy(s *poleSearch) bool { return len(s.q.n)+1 >= 2*s.t.H }
+func nearlyEconomy(s *poleSearch) bool { return len(s.q.N)+1 >= 2*s.t.H }
 
 // The steps' searches (frugal_float.go).
 func eliminated(s *poleSearch, _ label.Fits) label.Fits { return s.l.solvedPoles(s.q) }
@@ -146,7 +147,7 @@ func deepened(s *poleSearch, lb label.Fits) label.Fits { return s.l.deepen(s.q, 
 func economyStart(s *poleSearch, _ label.Fits) label.Fits {
 	l, q := s.l, s.q
 	if p, _, err := l.labelKnown(s.k, s.t); err == nil && len(p) == s.t.H {
-		return l.chooseStarts([][]float64{p}, label.Fitter(func() lsq.Problem { return q.problem(l.tick) }, 60), samePoles)
+		return l.chooseStarts([][]float64{p}, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 	}
 	return noFit
 }

@@ -9,6 +9,7 @@ import (
 	"headlab/numerics/rational"
 	"headlab/numerics/recovery/internal/label"
 	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
@@ -23,7 +24,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		return nil, nil, err
 	}
 	fit := label.Fitter(kr.newProb, 60)
-	lb := l.chooseStarts(kr.starts(pad, cost), fit, samePoles)
+	lb := l.chooseStarts(kr.starts(pad, cost), fit, polefit.Same)
 	// Two heads with nearly equal log-poles make a narrow valley in which
 	// the fit can stall: restart with the pair spread apart around its mean.
 	var extra [][]float64
@@ -35,7 +36,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 	}
 	if len(extra) > 0 {
-		lb = lb.Merge(l.chooseStarts(extra, fit, samePoles), samePoles)
+		lb = lb.Merge(l.chooseStarts(extra, fit, polefit.Same), polefit.Same)
 	}
 	return kr.label(lb)
 }
