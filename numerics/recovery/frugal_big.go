@@ -72,7 +72,7 @@ func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 	if err != nil || !decidedPlain(miss, rival) {
 		return false
 	}
-	rf.Heads = inverse(perm)
+	rf.Heads = label.Inverse(perm)
 	for h, b := range perm {
 		x.P[h][rf.I][j] = bf.p[b]
 	}

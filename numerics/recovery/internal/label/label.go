@@ -165,6 +165,43 @@ func Candidates(cost [][]float64) [][]int {
 	return out
 }
 
+// Decide returns the assignment of heads to poles (perm[h] = pole) that
+// minimises the misfit of the predictions, given the cost of each pairing,
+// with the misfit of the best labelling (the largest cost it pays) and of
+// its best rival (a transposition of it, the labellings it could be
+// confused with).
+func Decide(cost [][]float64) (perm []int, miss, rival float64) {
+	perm = assign.MinSum(cost)
+	worst := func(p []int) float64 {
+		var w float64
+		for h, b := range p {
+			w = math.Max(w, cost[h][b])
+		}
+		if math.IsNaN(w) {
+			return math.Inf(1)
+		}
+		return w
+	}
+	miss, rival = worst(perm), math.Inf(1)
+	for a := range perm {
+		for b := a + 1; b < len(perm); b++ {
+			q := append([]int(nil), perm...)
+			q[a], q[b] = q[b], q[a]
+			rival = math.Min(rival, worst(q))
+		}
+	}
+	return perm, miss, rival
+}
+
+// Inverse returns the pole → head labels of an assignment head → pole.
+func Inverse(perm []int) []int {
+	out := make([]int, len(perm))
+	for h, b := range perm {
+		out[b] = h
+	}
+	return out
+}
+
 // Permutations returns every permutation of 0…n−1 in lexicographic order.
 func Permutations(n int) [][]int {
 	var out [][]int
