@@ -99,15 +99,15 @@ func BigBiasedOracle(b attention.Biased, prec uint) BigOracle {
 		e := new(big.Float).SetPrec(prec)
 		for _, hd := range hs {
 			for i := 0; i < d; i++ {
-				wq[i] = dot(prec, hd.w[i], q)
+				wq[i] = linalg.DotBig(prec, hd.w[i], q)
 				if hd.c != nil {
 					wq[i].Add(wq[i], hd.c[i])
 				}
 			}
 			m := -1
 			for k, x := range tok {
-				s[k] = dot(prec, x, wq)
-				vx[k] = dot(prec, hd.v, x)
+				s[k] = linalg.DotBig(prec, x, wq)
+				vx[k] = linalg.DotBig(prec, hd.v, x)
 				if m < 0 || s[k].Cmp(s[m]) > 0 {
 					m = k
 				}
@@ -148,11 +148,6 @@ func sameToken(a, b []*big.Float) bool {
 		}
 	}
 	return true
-}
-
-// dot returns Σ a_i b_i rounded at every step to prec bits.
-func dot(prec uint, a, b []*big.Float) *big.Float {
-	return linalg.DotBig(prec, a, b)
 }
 
 // LearnBig is Learn in extended precision: opt.Precision > 0 is required,

@@ -7,6 +7,9 @@ import (
 
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // resolved is what one labelled RF says about the heads: p̂_h per head
@@ -225,7 +228,7 @@ func (l *learner) columnEquations(t theta, j int, c *columnLabels) (alts [][][]f
 			}
 			a, b, sd = append(a, row), append(b, rhs), append(sd, math.Max(g.sigma[h], minPoleError))
 		}
-		alts[h] = robustLS(a, b, sd, d, 2)
+		alts[h] = lsq.Robust(a, b, sd, d, 2)
 		if len(alts[h]) == 0 {
 			k := l.cols[j][0]
 			var why error
@@ -280,12 +283,12 @@ func (l *learner) fitColumn(t theta, j int, alts [][][]float64, combos int) erro
 		}
 		fits, costs, thetas = append(fits, col), append(costs, cost), append(thetas, nt)
 	}
-	lb := pick(fits, costs, samePoles)
-	if !lb.decided(len(sv.rows)) {
-		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.chi2, lb.rival), nil)
+	lb := label.Pick(fits, costs, polefit.Same)
+	if !lb.Decided(len(sv.rows)) {
+		return l.fail(l.cols[j][0], fmt.Sprintf("the RFs on %s disagree and their samples do not decide (χ² %.3g vs %.3g)", l.columnName(j), lb.Chi2, lb.Rival), nil)
 	}
 	for c := range fits {
-		if costs[c] == lb.chi2 {
+		if costs[c] == lb.Chi2 {
 			copy(t.x, thetas[c].x)
 			break
 		}

@@ -39,16 +39,18 @@
 //   - The schedules, one interface (schedule.go: schedule, askFixed) and
 //     an implementation a file: paper.go (§3.3), economy.go and frugal.go
 //     (§3.4). Frugal's ladders, as lists of steps: frugal_ladder.go; the
-//     float64 pole searches: frugal_float.go; extended precision's polish:
-//     frugal_big.go; the line family: frugal_line.go.
+//     float64 pole searches: frugal_float.go over internal/polefit;
+//     extended precision's polish: frugal_big.go; the line family:
+//     frugal_line.go.
 //   - The precisions, one interface (pipeline, learn.go) and two
 //     implementations: float.go (float64: joint fits and the global fit of
 //     §4) over first.go and link.go (column one through its links),
 //     columns.go and known.go (the other columns, labelled by the known
-//     values), model.go (the heads in the learner's coordinates), lm.go,
-//     normal.go and lstsq.go (least squares), label.go (choosing among
-//     labellings); plain.go (extended precision: every RF on its own) over
-//     ext.go and big.go (the numbers and oracles at the working precision).
+//     values), model.go (the heads in the learner's coordinates), lm.go
+//     and normal.go (the global fit), internal/lsq (small fits and robust
+//     linear solves), internal/label (choosing among labellings); plain.go
+//     (extended precision: every RF on its own) over ext.go and big.go (the
+//     numbers and oracles at the working precision).
 //   - The run's bookkeeping: schedule.go (the learner, its queries and the
 //     trace), rf.go (an RF's fit), check.go (the heads, their self-check,
 //     the trace relabelled), run.go (pauses and progress), trace.go (the

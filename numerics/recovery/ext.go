@@ -91,7 +91,7 @@ func (x *ext) addRF(alpha, beta []int) {
 	}
 	uz := make([]*big.Float, d)
 	for k := range uz {
-		uz[k] = dot(x.prec, x.u[k], z)
+		uz[k] = linalg.DotBig(x.prec, x.u[k], z)
 	}
 	x.tokA, x.tokZ = append(x.tokA, a), append(x.tokZ, z)
 	x.uz = append(x.uz, uz)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
 )
@@ -216,7 +217,7 @@ func (l *learner) valuesGiven(k int, p []float64) []float64 {
 		a = append(a, row)
 		b = append(b, (rf.F[s]-f0)*w)
 	}
-	r, ok := solveLS(a, b, len(p))
+	r, ok := linalg.SolveLS(a, b, len(p))
 	if !ok || math.IsNaN(f0) {
 		return make([]float64, len(p))
 	}

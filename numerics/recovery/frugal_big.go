@@ -7,6 +7,9 @@ import (
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/internal/linalg"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // Frugal in extended precision (MATH.md §3.4, "Frugal mode"): a
@@ -21,7 +24,7 @@ import (
 // for in extended precision; beyond, it costs more time than the samples
 // it saves, and the measurement goes to the line family at once (MATH.md
 // §3.4).
-const searchedHeads = homotopyHeads
+const searchedHeads = polefit.HomotopyHeads
 
 // frugalPolishes bounds the float64 candidates polished per search.
 const frugalPolishes = 8
@@ -69,7 +72,7 @@ func (l *learner) plainFrugalRational(k, hc, j int, rs float64) bool {
 	if err != nil || !decidedPlain(miss, rival) {
 		return false
 	}
-	rf.Heads = inverse(perm)
+	rf.Heads = label.Inverse(perm)
 	for h, b := range perm {
 		x.P[h][rf.I][j] = bf.p[b]
 	}
@@ -102,19 +105,19 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 	mu, width := poleRange(t, j)
 	// The steps of bigPoleSearch, until some fit explains the rounded
 	// samples.
-	explains := func(lb labelling) bool { return lb.chi2 <= frugalSolution*float64(len(q.n)) }
+	explains := func(lb label.Fits) bool { return lb.Chi2 <= frugalSolution*float64(len(q.N)) }
 	lb, _ := l.newPoleSearch(k, t, q, mu, width, nil, true).run(bigPoleSearch, explains)
 	located = explains(lb)
 	// Candidates: the distinct fits, best first, and the transpositions of
 	// the best.
-	idx := lb.byChi2()
+	idx := lb.ByChi2()
 	var cands [][]float64
 	for _, i := range idx {
 		if len(cands) >= frugalPolishes {
 			break
 		}
-		if !math.IsNaN(lb.allChi2[i]) {
-			cands = appendDistinct(cands, lb.all[i])
+		if !math.IsNaN(lb.AllChi2[i]) {
+			cands = lsq.AppendDistinct(cands, lb.All[i])
 		}
 	}
 	if len(cands) == 0 || !located {
@@ -125,18 +128,18 @@ func (l *learner) plainFrugal(k, hc, j int) (p []*big.Float, ok, located bool) {
 		for b := a + 1; b < hc; b++ {
 			p := append([]float64(nil), best...)
 			p[a], p[b] = p[b], p[a]
-			cands = appendDistinct(cands, p)
+			cands = lsq.AppendDistinct(cands, p)
 		}
 	}
 	// Only candidates that fit the rounded samples about as well as the
 	// best are worth a polish at the working precision.
-	prob := q.problem(func() {})
-	e := make([]float64, prob.m)
+	prob := q.Problem(func() {})
+	e := make([]float64, prob.M)
 	chi := func(p []float64) float64 {
-		prob.resid(p, e)
-		return sumSquares(e)
+		prob.Resid(p, e)
+		return lsq.SumSquares(e)
 	}
-	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.m))
+	limit := float64(1e4*chi(best)) + float64(frugalSolution*float64(prob.M))
 	var polish [][]*big.Float
 	for i, c := range cands {
 		if i > 0 && !(chi(c) <= limit) {
@@ -427,7 +430,7 @@ func (l *learner) poleStep(ny, rho, r, e []*big.Float, w []float64, ww []*big.Fl
 		}
 		b[i] = -float64(bigFloat64(e[i]) * w[i])
 	}
-	if u, ok := solveLS(a, b, hc); ok {
+	if u, ok := linalg.SolveLS(a, b, hc); ok {
 		delta := make([]*big.Float, hc)
 		for h := range delta {
 			delta[h] = x.num().Mul(rho[h], x.num().SetFloat64(u[h]))

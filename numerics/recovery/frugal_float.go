@@ -1,16 +1,15 @@
 package recovery
 
 import (
-	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
 
-	"headlab/numerics/internal/parallel"
-	"headlab/numerics/internal/poles"
-	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // The float64 searches for a frugal measurement's poles (MATH.md §3.4,
@@ -18,7 +17,9 @@ import (
 // every r_h and F(0) known, so only the H log-poles p_h = log ρ_h are
 // fitted, each tied to its head by its r_h. The searches here are the
 // steps of the ladders in frugal_ladder.go, which give their order;
-// labelFrugal climbs float64's.
+// labelFrugal climbs float64's. What needs only the samples (their
+// problem, the starts elimination finds, the scans) is in
+// internal/polefit.
 
 // frugalSolution is the largest χ² per sample, under the noise model,
 // of a fit that counts as explaining a frugal measurement's samples:
@@ -30,63 +31,6 @@ const frugalSolution = 1e6
 // frugalStarts returns the number of starting points of a frugal pole
 // search for hc heads.
 func frugalStarts(hc int) int { return 32 + 32*hc }
-
-// poleSamples are the samples of one frugal measurement with its known
-// terms: y(n) = f0 − Σ_h r[h]·n/(n + exp p_h).
-type poleSamples struct {
-	n, y, sigma []float64
-	f0          float64
-	r           []float64
-}
-
-// problem returns the weighted least-squares problem of the log-poles,
-// with buffers of its own.
-func (q poleSamples) problem(tick func()) lsq {
-	hc := len(q.r)
-	rho := make([]float64, hc)
-	rhos := func(p []float64) {
-		for h := range rho {
-			rho[h] = xmath.Exp(p[h])
-		}
-	}
-	u := make([]float64, len(q.n))
-	for i := range u {
-		u[i] = stopping.Rounding(q.y[i], q.sigma[i])
-	}
-	return lsq{m: len(q.n), n: hc, u: u,
-		resid: func(p, e []float64) {
-			tick()
-			rhos(p)
-			for i, n := range q.n {
-				y := q.f0
-				for h := 0; h < hc; h++ {
-					y -= q.r[h] * n / (n + rho[h])
-				}
-				e[i] = (y - q.y[i]) / q.sigma[i]
-			}
-		},
-		jac: func(p, j []float64) {
-			rhos(p)
-			for i, n := range q.n {
-				ji := j[i*hc : (i+1)*hc]
-				for h := range ji {
-					den := n + rho[h]
-					ji[h] = q.r[h] * n * rho[h] / (den * den) / q.sigma[i]
-				}
-			}
-		},
-	}
-}
-
-// samePoles reports whether two sets of log-poles agree to 1e-6.
-func samePoles(a, b []float64) bool {
-	for h := range a {
-		if math.Abs(a[h]-b[h]) > 1e-6*(1+math.Abs(b[h])) {
-			return false
-		}
-	}
-	return true
-}
 
 // poleStarts returns the starting log-poles of a frugal search: the
 // centre of every head's range first, then draws around it (seeded by
@@ -131,22 +75,22 @@ func poleRange(t theta, cols int) (mu, width []float64) {
 }
 
 // searchPoles fits the log-poles of q from every start, and again from
-// the first scannedStarts first moved by coordinate scans (scanPoles), and returns
-// all the fits as a labelling (best and best distinct rival). lo…hi is
-// the range the scans search.
-func (l *learner) searchPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	return l.scannedPoles(q, starts, lo, hi).merge(l.plainPoles(q, starts), samePoles)
+// the first scannedStarts first moved by coordinate scans
+// (polefit.Grid.Scan), and returns all the fits as a labelling (best and
+// best distinct rival). lo…hi is the range the scans search.
+func (l *learner) searchPoles(q polefit.Samples, starts [][]float64, lo, hi float64) label.Fits {
+	return l.scannedPoles(q, starts, lo, hi).Merge(l.plainPoles(q, starts), polefit.Same)
 }
 
 // plainPoles fits the log-poles of q from every start as it is.
-func (l *learner) plainPoles(q poleSamples, starts [][]float64) labelling {
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+func (l *learner) plainPoles(q polefit.Samples, starts [][]float64) label.Fits {
+	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 }
 
 // scannedPoles fits the log-poles of q from the first scannedStarts
 // starts, each first moved by coordinate scans over lo…hi.
-func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	return l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), scannedStarts)])
+func (l *learner) scannedPoles(q polefit.Samples, starts [][]float64, lo, hi float64) label.Fits {
+	return l.fitScanned(q, q.Grid(lo, hi), starts[:min(len(starts), scannedStarts)])
 }
 
 // fitScanned moves every start by coordinate scans on gr and fits the
@@ -154,13 +98,13 @@ func (l *learner) scannedPoles(q poleSamples, starts [][]float64, lo, hi float64
 // same grid point: each distinct scanned point is fitted once, and its
 // fit stands for every start that reached it (the same fits as one fit
 // per start, bit for bit).
-func (l *learner) fitScanned(q poleSamples, gr *poleGrid, starts [][]float64) labelling {
-	return l.fitMoved(q, starts, gr.scanPoles)
+func (l *learner) fitScanned(q polefit.Samples, gr *polefit.Grid, starts [][]float64) label.Fits {
+	return l.fitMoved(q, starts, gr.Scan)
 }
 
 // fitMoved moves every start by move and fits the log-poles of q from
 // it, each distinct moved point once (as fitScanned).
-func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float64) []float64) labelling {
+func (l *learner) fitMoved(q polefit.Samples, starts [][]float64, move func([]float64) []float64) label.Fits {
 	var uniq [][]float64
 	at := make([]int, len(starts))
 	for i, s := range starts {
@@ -177,12 +121,12 @@ func (l *learner) fitMoved(q poleSamples, starts [][]float64, move func([]float6
 			uniq = append(uniq, p)
 		}
 	}
-	lb := l.chooseStarts(uniq, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+	lb := l.chooseStarts(uniq, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
 	for i, u := range at {
-		xs[i], cs[i] = lb.all[u], lb.allChi2[u]
+		xs[i], cs[i] = lb.All[u], lb.AllChi2[u]
 	}
-	return pick(xs, cs, samePoles)
+	return label.Pick(xs, cs, polefit.Same)
 }
 
 // quickStarts is how many starts the quick search takes.
@@ -192,15 +136,15 @@ const quickStarts = 8
 // moved by coordinate scans, fitted, and the transpositions of the best
 // fit (the rivals two heads with close values make) fitted too. Where it
 // decides, the poles are accepted; else the full search runs.
-func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) labelling {
-	lb := l.fitScanned(q, q.grid(lo, hi), starts[:min(len(starts), quickStarts)])
-	if lb.x == nil {
+func (l *learner) quickPoles(q polefit.Samples, starts [][]float64, lo, hi float64) label.Fits {
+	lb := l.fitScanned(q, q.Grid(lo, hi), starts[:min(len(starts), quickStarts)])
+	if lb.X == nil {
 		return lb
 	}
 	var swaps [][]float64
-	for a := range lb.x {
-		for b := a + 1; b < len(lb.x); b++ {
-			p := append([]float64(nil), lb.x...)
+	for a := range lb.X {
+		for b := a + 1; b < len(lb.X); b++ {
+			p := append([]float64(nil), lb.X...)
 			p[a], p[b] = p[b], p[a]
 			swaps = append(swaps, p)
 		}
@@ -208,345 +152,48 @@ func (l *learner) quickPoles(q poleSamples, starts [][]float64, lo, hi float64) 
 	if len(swaps) == 0 {
 		return lb
 	}
-	return lb.merge(l.chooseStarts(swaps, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles), samePoles)
+	return lb.Merge(l.chooseStarts(swaps, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same), polefit.Same)
 }
-
-// The deflated search, for eliminatedHeads < H ≤ deflatedHeads: H −
-// eliminatedHeads heads' poles held (every choice of them) at every
-// combination of deflatedOffsets widths from their ranges' centres, the
-// other eliminatedHeads solved by elimination from the first
-// eliminatedHeads + 1 samples less the held heads' terms
-// (numerics/internal/poles, microseconds each), and the deflatedKeep of
-// these starts that fit all the samples best fitted. Where the quick
-// search's fits wander off (a pole running to 0, or two merging), these
-// starts are near the truth: at (4, 4) with 192 bits the homotopy is left
-// a fifth of the measurements instead of over half, and at (5, 4) with
-// 256 bits (no homotopy) 62 of 120 fall back instead of 99. H = 4 holds
-// one head at 3 points (12 eliminations), H = 5 two at 3 × 3 (90).
-const deflatedHeads = eliminatedHeads + 2
-
-var deflatedOffsets = [...]float64{-0.5, 0, 0.5}
-
-const deflatedKeep = 8
 
 // deflatedPoles fits the log-poles of q from the deflated search's starts
 // (mu and width: the heads' ranges, poleRange); no fit where the deflated
 // search does not take q's number of heads.
-func (l *learner) deflatedPoles(q poleSamples, mu, width []float64) labelling {
-	starts := deflatedStarts(q, mu, width, l.workers)
+func (l *learner) deflatedPoles(q polefit.Samples, mu, width []float64) label.Fits {
+	starts := polefit.DeflatedStarts(q, mu, width, l.workers)
 	if len(starts) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(starts, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
-}
-
-// deflatedStarts returns the deflated search's starts for q, best fit
-// first. The eliminations are independent, so they run on up to workers
-// goroutines; each one's starts go into its own slot and are gathered in
-// the eliminations' order, so the result is the same bits for any number.
-func deflatedStarts(q poleSamples, mu, width []float64, workers int) [][]float64 {
-	hc := len(q.r)
-	held := hc - eliminatedHeads
-	if held < 1 || hc > deflatedHeads || len(q.n) < hc+1 {
-		return nil
-	}
-	m := eliminatedHeads + 1 // the samples the elimination takes
-	w := q.weights(m)
-	type start struct {
-		p   []float64
-		chi float64
-	}
-	// One elimination per choice of held heads and of their offsets.
-	type item struct{ held, free, off []int }
-	var items []item
-	for _, g := range subsets(hc, held) {
-		var free []int
-		for h := 0; h < hc; h++ {
-			if !slices.Contains(g, h) {
-				free = append(free, h)
-			}
-		}
-		for _, off := range tuples(len(deflatedOffsets), held) {
-			items = append(items, item{g, free, off})
-		}
-	}
-	found := make([][]start, len(items))
-	parallel.Each(len(items), min(workers, len(items)/minEliminationsPerWorker), func() func(int) {
-		prob := q.problem(func() {})
-		e := make([]float64, prob.m)
-		r := make([]float64, eliminatedHeads)
-		v := make([]float64, m)
-		hold := make([]float64, hc) // the held heads' log-poles
-		return func(i int) {
-			it := items[i]
-			for k, h := range it.free {
-				r[k] = q.r[h]
-			}
-			copy(v, w)
-			for k, h := range it.held {
-				hold[h] = mu[h] + float64(deflatedOffsets[it.off[k]]*width[h])
-				rho := xmath.Exp(hold[h])
-				for s := range v {
-					v[s] -= q.r[h] / (q.n[s] + rho)
-				}
-			}
-			res, err := poles.Solve(r, q.n[:m], v, 1)
-			if err != nil {
-				return
-			}
-			for _, sol := range res.Solutions {
-				lp, ok := logPoles(sol)
-				if !ok {
-					continue
-				}
-				p := make([]float64, hc)
-				for _, h := range it.held {
-					p[h] = hold[h]
-				}
-				for k, h := range it.free {
-					p[h] = lp[k]
-				}
-				prob.resid(p, e)
-				if chi := sumSquares(e); !math.IsNaN(chi) && !math.IsInf(chi, 0) {
-					found[i] = append(found[i], start{p, chi})
-				}
-			}
-		}
-	})
-	starts := slices.Concat(found...)
-	slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.chi, b.chi) })
-	var out [][]float64
-	for _, s := range starts[:min(len(starts), deflatedKeep)] {
-		out = appendDistinct(out, s.p)
-	}
-	return out
-}
-
-// minEliminationsPerWorker is the fewest deflated eliminations worth a
-// goroutine of their own (some 20 µs each).
-const minEliminationsPerWorker = 8
-
-// subsets returns every k-element subset of 0…n−1, each increasing, in
-// lexicographic order.
-func subsets(n, k int) [][]int {
-	var out [][]int
-	var walk func(from int, s []int)
-	walk = func(from int, s []int) {
-		if len(s) == k {
-			out = append(out, slices.Clone(s))
-			return
-		}
-		for i := from; i < n; i++ {
-			walk(i+1, append(s, i))
-		}
-	}
-	walk(0, nil)
-	return out
-}
-
-// tuples returns every k-tuple over 0…n−1, in lexicographic order.
-func tuples(n, k int) [][]int {
-	out := [][]int{nil}
-	for range k {
-		var next [][]int
-		for _, t := range out {
-			for i := 0; i < n; i++ {
-				next = append(next, append(slices.Clone(t), i))
-			}
-		}
-		out = next
-	}
-	return out
+	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 }
 
 // scannedStarts is how many starts of the full search are also moved by
 // coordinate scans before their fit.
 const scannedStarts = 24
 
-// Coordinate scans: scanSweeps passes over the heads, each trying
-// scanPoints log-poles evenly spread over the search range for one head
-// with the others fixed, and keeping the best.
-const (
-	scanSweeps = 3
-	scanPoints = 160
-)
-
-// poleGrid is the grid of a coordinate scan over lo…hi for one frugal
-// measurement: every head's term at every grid point and sample, divided
-// by the sample's noise, computed once and shared (read only) by the
-// scans of every start.
-type poleGrid struct {
-	q    poleSamples
-	lp   []float64   // the grid's log-poles
-	term [][]float64 // term[h][g*m+i] = r_h·n_i/(n_i + exp lp[g]) / σ_i
-}
-
-// grid returns the scan grid of q over lo…hi.
-func (q poleSamples) grid(lo, hi float64) *poleGrid {
-	hc, m := len(q.r), len(q.n)
-	gr := &poleGrid{q: q, lp: make([]float64, scanPoints), term: make([][]float64, hc)}
-	rhos := make([]float64, scanPoints)
-	for g := range rhos {
-		gr.lp[g] = lo + (hi-lo)*float64(g)/float64(scanPoints-1)
-		rhos[g] = xmath.Exp(gr.lp[g])
-	}
-	for h := range gr.term {
-		t := make([]float64, scanPoints*m)
-		for g, rho := range rhos {
-			for i := 0; i < m; i++ {
-				t[g*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho) / q.sigma[i]
-			}
-		}
-		gr.term[h] = t
-	}
-	return gr
-}
-
-// scanPoles moves the log-poles p0 by coordinate scans: each head's term
-// is a function of its own pole alone, so one head's best value over a
-// grid costs one pass over the samples per grid point (the scaled
-// residual of the other heads, less the grid's scaled term, stopped once
-// it exceeds the best so far). Fits from a start so moved escape the
-// local minima where two heads' poles sit in each other's place.
-func (gr *poleGrid) scanPoles(p0 []float64) []float64 {
-	q := gr.q
-	hc, m := len(q.r), len(q.n)
-	p := append([]float64(nil), p0...)
-	// terms[h*m+i]: head h's term at its current pole, sample i.
-	terms := make([]float64, hc*m)
-	set := func(h int) {
-		rho := xmath.Exp(p[h])
-		for i := 0; i < m; i++ {
-			terms[h*m+i] = q.r[h] * q.n[i] / (q.n[i] + rho)
-		}
-	}
-	for h := 0; h < hc; h++ {
-		set(h)
-	}
-	base := make([]float64, m) // (F(0) − the other heads' terms − y_i)/σ_i
-	for sweep := 0; sweep < scanSweeps; sweep++ {
-		for h := 0; h < hc; h++ {
-			var bestCost float64
-			for i := range base {
-				y := q.f0
-				for g := 0; g < hc; g++ {
-					if g != h {
-						y -= terms[g*m+i]
-					}
-				}
-				base[i] = (y - q.y[i]) / q.sigma[i]
-				e := (y - terms[h*m+i] - q.y[i]) / q.sigma[i]
-				bestCost += float64(e * e)
-			}
-			best := -1
-			th := gr.term[h]
-			for g := range gr.lp {
-				tg := th[g*m : (g+1)*m]
-				var c float64
-				for i, b := range base {
-					e := b - tg[i]
-					c += float64(e * e)
-					if c >= bestCost {
-						break
-					}
-				}
-				if c < bestCost {
-					best, bestCost = g, c
-				}
-			}
-			if best >= 0 {
-				p[h] = gr.lp[best]
-				set(h)
-			}
-		}
-	}
-	return p
-}
-
-// pairPoints is the grid of a pair scan per head (pairPoints² points).
-const pairPoints = 64
-
-// pairScan moves the log-poles p0 by a scan of every pair of heads over
-// the range lo…hi at once (the others fixed), keeping each improvement:
-// it escapes minima that one head at a time cannot leave.
-func (q poleSamples) pairScan(p0 []float64, lo, hi float64) []float64 {
-	hc, m := len(q.r), len(q.n)
-	p := append([]float64(nil), p0...)
-	term := func(h, i int, ph float64) float64 { return q.r[h] * q.n[i] / (q.n[i] + xmath.Exp(ph)) }
-	base := make([]float64, m)
-	grid := make([][]float64, hc) // grid[h][g*m+i]: head h's term at grid point g, sample i
-	for h := range grid {
-		grid[h] = make([]float64, pairPoints*m)
-		for g := 0; g < pairPoints; g++ {
-			ph := lo + (hi-lo)*float64(g)/float64(pairPoints-1)
-			for i := 0; i < m; i++ {
-				grid[h][g*m+i] = term(h, i, ph)
-			}
-		}
-	}
-	for a := 0; a < hc; a++ {
-		for b := a + 1; b < hc; b++ {
-			for i := range base {
-				y := q.f0
-				for g := 0; g < hc; g++ {
-					if g != a && g != b {
-						y -= term(g, i, p[g])
-					}
-				}
-				base[i] = y
-			}
-			bestCost := math.Inf(1)
-			ga, gb := -1, -1
-			for x := 0; x < pairPoints; x++ {
-				for y := 0; y < pairPoints; y++ {
-					var ss float64
-					for i := range base {
-						e := (base[i] - grid[a][x*m+i] - grid[b][y*m+i] - q.y[i]) / q.sigma[i]
-						ss += float64(e * e)
-					}
-					if ss < bestCost {
-						bestCost, ga, gb = ss, x, y
-					}
-				}
-			}
-			var cur float64
-			for i := range base {
-				e := (base[i] - term(a, i, p[a]) - term(b, i, p[b]) - q.y[i]) / q.sigma[i]
-				cur += float64(e * e)
-			}
-			if ga >= 0 && bestCost < cur {
-				p[a] = lo + (hi-lo)*float64(ga)/float64(pairPoints-1)
-				p[b] = lo + (hi-lo)*float64(gb)/float64(pairPoints-1)
-			}
-		}
-	}
-	return p
-}
-
 // deepen returns, for a search that found no solution, the fits from its
 // best few points moved by pair scans (and single scans after them).
-func (l *learner) deepen(q poleSamples, lb labelling, lo, hi float64) labelling {
-	idx := lb.byChi2()
+func (l *learner) deepen(q polefit.Samples, lb label.Fits, lo, hi float64) label.Fits {
+	idx := lb.ByChi2()
 	var starts [][]float64
 	for _, i := range idx {
 		if len(starts) >= 4 {
 			break
 		}
-		starts = appendDistinct(starts, lb.all[i])
+		starts = lsq.AppendDistinct(starts, lb.All[i])
 	}
 	// Two heads with nearly equal log-poles make a narrow valley: restart
 	// with the pair spread apart around its mean (as labelKnown does).
-	if lb.x != nil {
-		for a := range lb.x {
-			for b := a + 1; b < len(lb.x); b++ {
-				if !(math.Abs(lb.x[a]-lb.x[b]) > 0.3) {
-					starts = append(starts, spreadPair(lb.x, a, b, []float64{0.003, 0.01, 0.03, 0.1, 0.3})...)
+	if lb.X != nil {
+		for a := range lb.X {
+			for b := a + 1; b < len(lb.X); b++ {
+				if !(math.Abs(lb.X[a]-lb.X[b]) > 0.3) {
+					starts = append(starts, label.SpreadPair(lb.X, a, b, []float64{0.003, 0.01, 0.03, 0.1, 0.3})...)
 				}
 			}
 		}
 	}
-	gr := q.grid(lo, hi)
-	return l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.scanPoles(q.pairScan(x0, lo, hi)) })
+	gr := q.Grid(lo, hi)
+	return l.fitMoved(q, starts, func(x0 []float64) []float64 { return gr.Scan(q.PairScan(x0, lo, hi)) })
 }
 
 // scanRange returns the range the coordinate scans search: three search
@@ -572,19 +219,19 @@ func (l *learner) frugalKnown(k int, t theta) (f0 float64, rr []float64) {
 }
 
 // frugalSamples returns RF k's samples with their noise model.
-func (l *learner) frugalSamples(k int, f0 float64, rr []float64) poleSamples {
+func (l *learner) frugalSamples(k int, f0 float64, rr []float64) polefit.Samples {
 	rf := &l.res.Trace.RFs[k]
-	q := poleSamples{f0: f0, r: rr}
+	q := polefit.Samples{F0: f0, R: rr}
 	for i, n := range rf.N {
-		q.n, q.y, q.sigma = append(q.n, n), append(q.y, rf.F[i]), append(q.sigma, l.sigma(rf.F[i]))
+		q.N, q.Y, q.Sigma = append(q.N, n), append(q.Y, rf.F[i]), append(q.Sigma, l.sigma(rf.F[i]))
 	}
 	return q
 }
 
 // frugalAccept reports whether a search decided the poles: the best fit
 // explains the samples and every distinct fit is clearly worse.
-func frugalAccept(lb labelling, rows int) bool {
-	return lb.x != nil && lb.chi2 <= frugalSolution*float64(rows) && lb.decided(rows)
+func frugalAccept(lb label.Fits, rows int) bool {
+	return lb.X != nil && lb.Chi2 <= frugalSolution*float64(rows) && lb.Decided(rows)
 }
 
 // labelFrugal learns frugal measurement k of column j (its samples
@@ -612,11 +259,11 @@ type floatMeasurement struct {
 	rr        []float64 // the known r_h
 	mu, width []float64 // the heads' ranges (poleRange)
 	extra     [][]float64
-	lb        labelling // the last search's fits
-	rows      int       // and its number of samples
-	gaveUp    bool      // the last search ended at a giveUp step
-	counted   bool      // counted in Result.Fallbacks
-	p, sigma  []float64 // the outcome
+	lb        label.Fits // the last search's fits
+	rows      int        // and its number of samples
+	gaveUp    bool       // the last search ended at a giveUp step
+	counted   bool       // counted in Result.Fallbacks
+	p, sigma  []float64  // the outcome
 	err       error
 }
 
@@ -636,18 +283,18 @@ type floatRung struct {
 func (m *floatMeasurement) search() bool {
 	l := m.l
 	q := l.frugalSamples(m.k, m.f0, m.rr)
-	s := l.newPoleSearch(m.k, m.t, q, m.mu, m.width, m.extra, len(q.n) == len(q.r)+1)
-	lb, gaveUp := s.run(floatPoleSearch, func(lb labelling) bool { return frugalAccept(lb, len(q.n)) })
-	m.lb, m.rows, m.gaveUp = lb, len(q.n), gaveUp
-	if gaveUp || !frugalAccept(lb, len(q.n)) {
+	s := l.newPoleSearch(m.k, m.t, q, m.mu, m.width, m.extra, len(q.N) == len(q.R)+1)
+	lb, gaveUp := s.run(floatPoleSearch, func(lb label.Fits) bool { return frugalAccept(lb, len(q.N)) })
+	m.lb, m.rows, m.gaveUp = lb, len(q.N), gaveUp
+	if gaveUp || !frugalAccept(lb, len(q.N)) {
 		return false
 	}
 	se := l.frugalErrors(q, lb)
 	if !located(se) && !m.counted {
 		l.res.Fallbacks++
 	}
-	l.recordFrugal(m.k, m.f0, m.rr, lb.x)
-	m.p, m.sigma = lb.x, se
+	l.recordFrugal(m.k, m.f0, m.rr, lb.X)
+	m.p, m.sigma = lb.X, se
 	return true
 }
 
@@ -682,11 +329,11 @@ func (m *floatMeasurement) economy() bool {
 
 // frugalCandidates returns the distinct fits of a search of rows samples
 // that explain them, to start the next search from.
-func frugalCandidates(lb labelling, rows int) [][]float64 {
+func frugalCandidates(lb label.Fits, rows int) [][]float64 {
 	var out [][]float64
-	for i, x := range lb.all {
-		if lb.allChi2[i] <= frugalSolution*float64(rows) {
-			out = appendDistinct(out, x)
+	for i, x := range lb.All {
+		if lb.AllChi2[i] <= frugalSolution*float64(rows) {
+			out = lsq.AppendDistinct(out, x)
 		}
 		if len(out) >= 16 {
 			break
@@ -716,11 +363,11 @@ func (l *learner) frugalFallback(k int, t theta, counted bool) (p, sigma []float
 // frugalErrors returns the standard errors of the accepted log-poles, those
 // of the heads the samples locate only roughly raised to crowdedError
 // (markRough, as labelKnown judges an RF fitted from economy's samples).
-func (l *learner) frugalErrors(q poleSamples, lb labelling) []float64 {
-	hc := len(q.r)
-	prob := q.problem(func() {})
-	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, prob.m-hc))))
-	l.markRough(se, lb.x, q.r, q.n, q.y)
+func (l *learner) frugalErrors(q polefit.Samples, lb label.Fits) []float64 {
+	hc := len(q.R)
+	prob := q.Problem(func() {})
+	se := lsq.StandardErrors(prob.Jacobian(lb.X), prob.M, prob.N, math.Max(1, lb.Chi2/float64(max(1, prob.M-hc))))
+	l.markRough(se, lb.X, q.R, q.N, q.Y)
 	return se
 }
 
@@ -755,36 +402,27 @@ func (l *learner) recordFrugal(k int, f0 float64, rr, p []float64) []int {
 	return order
 }
 
-// eliminatedHeads is the largest number of heads whose frugal poles
-// numerics/internal/poles finds by elimination (microseconds); up to
-// homotopyHeads it follows the H! paths of a homotopy (milliseconds at
-// H = 4), and beyond only the searches here look for them.
-const (
-	eliminatedHeads = 3
-	homotopyHeads   = 4
-)
-
 // solvedPoles fits the log-poles of q from every real positive solution
 // of its first H + 1 samples that numerics/internal/poles finds and that
 // explains them about as well as the best (elimination also returns the
 // labellings whose residues only roughly match, which are no solutions:
 // a fit from one would only wander); a labelling of no fit (χ² = +Inf)
 // where it finds none.
-func (l *learner) solvedPoles(q poleSamples) labelling {
-	starts := solvedStarts(q, l.workers)
+func (l *learner) solvedPoles(q polefit.Samples) label.Fits {
+	starts := polefit.SolvedStarts(q, l.workers)
 	if len(starts) == 0 {
 		return noFit
 	}
-	prob := q.problem(func() {})
-	e := make([]float64, prob.m)
+	prob := q.Problem(func() {})
+	e := make([]float64, prob.M)
 	chi := make([]float64, len(starts))
 	best := math.Inf(1)
 	for i, p := range starts {
-		prob.resid(p, e)
-		chi[i] = sumSquares(e)
+		prob.Resid(p, e)
+		chi[i] = lsq.SumSquares(e)
 		best = math.Min(best, chi[i])
 	}
-	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.m))
+	limit := math.Max(float64(1e4*best), frugalSolution*float64(prob.M))
 	var kept [][]float64
 	for i, p := range starts {
 		if chi[i] <= limit {
@@ -794,58 +432,8 @@ func (l *learner) solvedPoles(q poleSamples) labelling {
 	if len(kept) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(kept, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
-}
-
-// solvedStarts returns the real positive solutions that poles.Solve finds
-// for the first H + 1 samples of q, as log-poles (up to workers
-// goroutines following the homotopy's paths).
-func solvedStarts(q poleSamples, workers int) [][]float64 {
-	hc := len(q.r)
-	if hc > homotopyHeads || len(q.n) < hc+1 {
-		return nil
-	}
-	res, err := poles.Solve(q.r, q.n[:hc+1], q.weights(hc+1), workers)
-	if err != nil {
-		return nil
-	}
-	var starts [][]float64
-	for _, s := range res.Solutions {
-		if p, ok := logPoles(s); ok {
-			starts = appendDistinct(starts, p)
-		}
-	}
-	return starts
-}
-
-// weights returns the weighted sums w_i = (F(0) − y_i)/n_i = Σ_h r_h/(n_i +
-// ρ_h) of q's first m samples, as numerics/internal/poles takes them.
-func (q poleSamples) weights(m int) []float64 {
-	w := make([]float64, m)
-	for i := range w {
-		w[i] = (q.f0 - q.y[i]) / q.n[i]
-	}
-	return w
-}
-
-// logPoles returns the log-poles of a solution of poles.Solve, or false
-// where a pole is not real (within realPart) and positive.
-func logPoles(s []complex128) ([]float64, bool) {
-	p := make([]float64, len(s))
-	for h, v := range s {
-		re, im := real(v), imag(v)
-		if !(re > 0) || math.Abs(im) > realPart*re {
-			return nil, false
-		}
-		p[h] = xmath.Log(re)
-	}
-	return p, true
+	return l.chooseStarts(kept, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 }
 
 // noFit is the labelling of no fit at all.
-var noFit = pick(nil, nil, samePoles)
-
-// realPart is how large, relative to its real part, a solution's
-// imaginary part may be for the solution to count as real: noise in the
-// samples can turn two close real solutions into a complex pair.
-const realPart = 1e-3
+var noFit = label.Pick(nil, nil, polefit.Same)

@@ -1,6 +1,12 @@
 package recovery
 
-import "math/big"
+import (
+	"math/big"
+
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
+)
 
 // Frugal's ladders (MATH.md §3.4, "Frugal mode"): the order in which a
 // frugal measurement's poles are looked for, and what it is given when
@@ -15,7 +21,7 @@ import "math/big"
 var floatLadder = []floatRung{
 	{name: "pole search on n = 1…H+1", try: (*floatMeasurement).search},
 	{name: "one more sample, and the search again", try: (*floatMeasurement).oneMore},
-	{name: "economy's samples and labelling", try: (*floatMeasurement).economy},
+	{name: "economy's samples and label.Fits", try: (*floatMeasurement).economy},
 }
 
 // floatPoleSearch is the search for a frugal measurement's poles in
@@ -52,7 +58,7 @@ var bigLadder = []bigRung{
 	{name: "one more sample, where the search located poles", try: (*bigMeasurement).oneMore},
 	{name: "line family of n = 1…2H−2", try: (*bigMeasurement).line},
 	{name: "economy's fit of n = 1…2H−1, checked by the values", try: (*bigMeasurement).rational},
-	{name: "economy's samples and labelling", try: (*bigMeasurement).economy},
+	{name: "economy's samples and label.Fits", try: (*bigMeasurement).economy},
 }
 
 // poleSearch is one search for the poles of a frugal measurement's
@@ -61,14 +67,14 @@ type poleSearch struct {
 	l         *learner
 	k         int   // the RF
 	t         theta // the heads as known so far (float64)
-	q         poleSamples
+	q         polefit.Samples
 	mu, width []float64 // the heads' ranges (poleRange)
 	lo, hi    float64   // the scans' range (scanRange)
 	starts    [][]float64
 	solve     bool // the samples are n = 1…H+1, which the solvers take
 }
 
-func (l *learner) newPoleSearch(k int, t theta, q poleSamples, mu, width []float64, extra [][]float64, solve bool) *poleSearch {
+func (l *learner) newPoleSearch(k int, t theta, q polefit.Samples, mu, width []float64, extra [][]float64, solve bool) *poleSearch {
 	lo, hi := scanRange(mu, width)
 	return &poleSearch{l: l, k: k, t: t, q: q, mu: mu, width: width, lo: lo, hi: hi,
 		starts: l.poleStarts(k, mu, width, extra), solve: solve}
@@ -80,13 +86,13 @@ func (l *learner) newPoleSearch(k int, t theta, q poleSamples, mu, width []float
 type poleStep struct {
 	name   string
 	when   func(*poleSearch) bool
-	find   func(*poleSearch, labelling) labelling
+	find   func(*poleSearch, label.Fits) label.Fits
 	giveUp bool
 }
 
 // run takes the steps in order until accept holds, and returns the fits
 // found, or reports that a giveUp step ended the search.
-func (s *poleSearch) run(steps []poleStep, accept func(labelling) bool) (lb labelling, gaveUp bool) {
+func (s *poleSearch) run(steps []poleStep, accept func(label.Fits) bool) (lb label.Fits, gaveUp bool) {
 	lb = noFit
 	for _, st := range steps {
 		if accept(lb) {
@@ -98,50 +104,50 @@ func (s *poleSearch) run(steps []poleStep, accept func(labelling) bool) (lb labe
 		if st.giveUp {
 			return lb, true
 		}
-		lb = lb.merge(st.find(s, lb), samePoles)
+		lb = lb.Merge(st.find(s, lb), polefit.Same)
 	}
 	return lb, false
 }
 
 // The conditions of the steps.
-func eliminates(s *poleSearch) bool { return len(s.q.r) <= eliminatedHeads }
+func eliminates(s *poleSearch) bool { return len(s.q.R) <= polefit.EliminatedHeads }
 func deflates(s *poleSearch) bool {
-	hc := len(s.q.r)
-	return s.solve && eliminatedHeads < hc && hc <= deflatedHeads
+	hc := len(s.q.R)
+	return s.solve && polefit.EliminatedHeads < hc && hc <= polefit.DeflatedHeads
 }
 func homotopy(s *poleSearch) bool {
-	hc := len(s.q.r)
-	return s.solve && eliminatedHeads < hc && hc <= homotopyHeads
+	hc := len(s.q.R)
+	return s.solve && polefit.EliminatedHeads < hc && hc <= polefit.HomotopyHeads
 }
-func beyondElimination(s *poleSearch) bool { return s.t.H > eliminatedHeads }
+func beyondElimination(s *poleSearch) bool { return s.t.H > polefit.EliminatedHeads }
 
 // nearlyEconomy: with F(0), 2H − 1 samples determine the RF as a rational
 // function (economy's fit, without its check sample).
-func nearlyEconomy(s *poleSearch) bool { return len(s.q.n)+1 >= 2*s.t.H }
+func nearlyEconomy(s *poleSearch) bool { return len(s.q.N)+1 >= 2*s.t.H }
 
 // The steps' searches (frugal_float.go).
-func eliminated(s *poleSearch, _ labelling) labelling { return s.l.solvedPoles(s.q) }
-func deflated(s *poleSearch, _ labelling) labelling {
+func eliminated(s *poleSearch, _ label.Fits) label.Fits { return s.l.solvedPoles(s.q) }
+func deflated(s *poleSearch, _ label.Fits) label.Fits {
 	return s.l.deflatedPoles(s.q, s.mu, s.width)
 }
-func quick(s *poleSearch, _ labelling) labelling {
+func quick(s *poleSearch, _ label.Fits) label.Fits {
 	return s.l.quickPoles(s.q, s.starts, s.lo, s.hi)
 }
-func scanned(s *poleSearch, _ labelling) labelling {
+func scanned(s *poleSearch, _ label.Fits) label.Fits {
 	return s.l.scannedPoles(s.q, s.starts, s.lo, s.hi)
 }
-func plainStarts(s *poleSearch, _ labelling) labelling { return s.l.plainPoles(s.q, s.starts) }
-func fullSearch(s *poleSearch, _ labelling) labelling {
+func plainStarts(s *poleSearch, _ label.Fits) label.Fits { return s.l.plainPoles(s.q, s.starts) }
+func fullSearch(s *poleSearch, _ label.Fits) label.Fits {
 	return s.l.searchPoles(s.q, s.starts, s.lo, s.hi)
 }
-func deepened(s *poleSearch, lb labelling) labelling { return s.l.deepen(s.q, lb, s.lo, s.hi) }
+func deepened(s *poleSearch, lb label.Fits) label.Fits { return s.l.deepen(s.q, lb, s.lo, s.hi) }
 
 // economyStart fits the RF as economy does (labelKnown) and starts one
 // more fit of the log-poles from its labelled poles.
-func economyStart(s *poleSearch, _ labelling) labelling {
+func economyStart(s *poleSearch, _ label.Fits) label.Fits {
 	l, q := s.l, s.q
 	if p, _, err := l.labelKnown(s.k, s.t); err == nil && len(p) == s.t.H {
-		return l.chooseStarts([][]float64{p}, fitter(func() lsq { return q.problem(l.tick) }, 60), samePoles)
+		return l.chooseStarts([][]float64{p}, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
 	}
 	return noFit
 }

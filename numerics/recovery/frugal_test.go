@@ -10,6 +10,8 @@ import (
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // Layers of these tests come from seeds 9100000+s, held out from the
@@ -280,14 +282,14 @@ func TestFrugalAmbiguity(t *testing.T) {
 		rng := rand.New(rand.NewPCG(frugalSeeds, s))
 		r := []float64{rng.NormFloat64() * 2, rng.NormFloat64() * 2}
 		p := []float64{rng.NormFloat64() * 1.5, rng.NormFloat64() * 1.5}
-		samples := func(m int) poleSamples {
-			q := poleSamples{f0: 0.7, r: r}
+		samples := func(m int) polefit.Samples {
+			q := polefit.Samples{F0: 0.7, R: r}
 			for n := 1; n <= m; n++ {
-				y := q.f0
+				y := q.F0
 				for h := range r {
 					y -= r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
 				}
-				q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-16*(math.Abs(y)+1))
+				q.N, q.Y, q.Sigma = append(q.N, float64(n)), append(q.Y, y), append(q.Sigma, 1e-16*(math.Abs(y)+1))
 			}
 			return q
 		}
@@ -296,17 +298,17 @@ func TestFrugalAmbiguity(t *testing.T) {
 		q2 := samples(H)
 		lb2 := l.searchPoles(q2, l.poleStarts(int(s), mu, width, nil), lo, hi)
 		// Two labelled solutions: a rival that fits as well as the best.
-		if math.IsInf(lb2.rival, 0) || lb2.rival > frugalSolution*float64(H) {
+		if math.IsInf(lb2.Rival, 0) || lb2.Rival > frugalSolution*float64(H) {
 			continue
 		}
 		found++
 		if frugalAccept(lb2, H) {
-			t.Errorf("case %d: accepted poles %v from %d samples with a rival as good", s, lb2.x, H)
+			t.Errorf("case %d: accepted poles %v from %d samples with a rival as good", s, lb2.X, H)
 		}
 		q3 := samples(H + 1)
 		lb3 := l.searchPoles(q3, l.poleStarts(int(s), mu, width, nil), lo, hi)
-		if frugalAccept(lb3, H+1) && !samePolesTo(lb3.x, p, 1e-6) {
-			t.Errorf("case %d: accepted wrong poles %v from H+1 samples, true %v", s, lb3.x, p)
+		if frugalAccept(lb3, H+1) && !samePolesTo(lb3.X, p, 1e-6) {
+			t.Errorf("case %d: accepted wrong poles %v from H+1 samples, true %v", s, lb3.X, p)
 		}
 		if !frugalAccept(lb3, H+1) {
 			t.Logf("case %d: H+1 samples undecided: the run would ask one more", s)
@@ -352,19 +354,19 @@ func TestFrugalUpperBound(t *testing.T) {
 // knownPoles draws the samples y(n) = F(0) − Σ_h r_h·n/(n + ρ_h), n =
 // 1…H+1, of a frugal measurement of H heads and returns them with the
 // true log-poles.
-func knownPoles(rng *rand.Rand, hc int) (poleSamples, []float64) {
-	q := poleSamples{f0: rng.NormFloat64(), r: make([]float64, hc)}
+func knownPoles(rng *rand.Rand, hc int) (polefit.Samples, []float64) {
+	q := polefit.Samples{F0: rng.NormFloat64(), R: make([]float64, hc)}
 	p := make([]float64, hc)
 	for h := range p {
-		q.r[h] = rng.NormFloat64()
+		q.R[h] = rng.NormFloat64()
 		p[h] = 2 * rng.NormFloat64()
 	}
 	for n := 1; n <= hc+1; n++ {
-		y := q.f0
+		y := q.F0
 		for h := range p {
-			y -= q.r[h] * float64(n) / (float64(n) + math.Exp(p[h]))
+			y -= q.R[h] * float64(n) / (float64(n) + math.Exp(p[h]))
 		}
-		q.n, q.y, q.sigma = append(q.n, float64(n)), append(q.y, y), append(q.sigma, 1e-15*(math.Abs(y)+1))
+		q.N, q.Y, q.Sigma = append(q.N, float64(n)), append(q.Y, y), append(q.Sigma, 1e-15*(math.Abs(y)+1))
 	}
 	return q, p
 }
@@ -378,14 +380,14 @@ func knownPoles(rng *rand.Rand, hc int) (poleSamples, []float64) {
 // 6 heads get none.
 func TestDeflatedStarts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 4))
-	width := make([]float64, deflatedHeads)
+	width := make([]float64, polefit.DeflatedHeads)
 	for h := range width {
 		width[h] = 1
 	}
 	for trial := 0; trial < 20; trial++ {
-		q, p := knownPoles(rng, eliminatedHeads+1+trial%2)
+		q, p := knownPoles(rng, polefit.EliminatedHeads+1+trial%2)
 		width := width[:len(p)]
-		starts := deflatedStarts(q, p, width, 1)
+		starts := polefit.DeflatedStarts(q, p, width, 1)
 		if len(starts) == 0 || !samePolesTo(starts[0], p, 1e-6) {
 			t.Errorf("log-poles %.4g: the first of the %d starts is %.4g", p, len(starts), starts)
 		}
@@ -393,22 +395,22 @@ func TestDeflatedStarts(t *testing.T) {
 		for h := range off {
 			off[h] = p[h] + 0.3
 		}
-		starts = deflatedStarts(q, off, width, 2)
-		prob := q.problem(func() {})
-		e := make([]float64, prob.m)
-		prob.resid(off, e)
-		centre := sumSquares(e)
+		starts = polefit.DeflatedStarts(q, off, width, 2)
+		prob := q.Problem(func() {})
+		e := make([]float64, prob.M)
+		prob.Resid(off, e)
+		centre := lsq.SumSquares(e)
 		if len(starts) == 0 {
 			t.Errorf("log-poles %.4g, ranges 0.3 widths off: no start", p)
 			continue
 		}
-		prob.resid(starts[0], e)
-		if best := sumSquares(e); !(best < centre) {
+		prob.Resid(starts[0], e)
+		if best := lsq.SumSquares(e); !(best < centre) {
 			t.Errorf("log-poles %.4g, ranges 0.3 widths off: the best start's χ² %.3g, the centre's %.3g", p, best, centre)
 		}
 	}
-	for _, hc := range []int{eliminatedHeads, deflatedHeads + 1} {
-		if s := deflatedStarts(poleSamples{r: make([]float64, hc), n: make([]float64, hc+1)}, nil, nil, 1); s != nil {
+	for _, hc := range []int{polefit.EliminatedHeads, polefit.DeflatedHeads + 1} {
+		if s := polefit.DeflatedStarts(polefit.Samples{R: make([]float64, hc), N: make([]float64, hc+1)}, nil, nil, 1); s != nil {
 			t.Errorf("%d heads: %d starts, want none", hc, len(s))
 		}
 	}
@@ -416,15 +418,15 @@ func TestDeflatedStarts(t *testing.T) {
 
 // TestSolvedStarts checks the link between a frugal measurement's samples
 // and numerics/internal/poles: from the samples y(n) = F(0) − Σ_h
-// r_h·n/(n + ρ_h), n = 1…H+1, of known poles, the starts solvedStarts
+// r_h·n/(n + ρ_h), n = 1…H+1, of known poles, the starts polefit.SolvedStarts
 // returns hold the true log-poles (H = 1…4), and a fit from them
 // reproduces the samples.
 func TestSolvedStarts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
-	for hc := 1; hc <= homotopyHeads; hc++ {
+	for hc := 1; hc <= polefit.HomotopyHeads; hc++ {
 		for trial := 0; trial < 10; trial++ {
 			q, p := knownPoles(rng, hc)
-			starts := solvedStarts(q, 2)
+			starts := polefit.SolvedStarts(q, 2)
 			found := false
 			for _, s := range starts {
 				if samePolesTo(s, p, 1e-6) {

@@ -7,6 +7,9 @@ import (
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
+	"headlab/numerics/recovery/internal/polefit"
 )
 
 // labelKnown fits RF k when every r_h and V are known (MATH.md §4, idea 3):
@@ -20,20 +23,20 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	fit := fitter(kr.newProb, 60)
-	lb := l.chooseStarts(kr.starts(pad, cost), fit, samePoles)
+	fit := label.Fitter(kr.newProb, 60)
+	lb := l.chooseStarts(kr.starts(pad, cost), fit, polefit.Same)
 	// Two heads with nearly equal log-poles make a narrow valley in which
 	// the fit can stall: restart with the pair spread apart around its mean.
 	var extra [][]float64
 	for a := 0; a < t.H; a++ {
 		for b := a + 1; b < t.H; b++ {
-			if !(math.Abs(lb.x[a]-lb.x[b]) > 0.2) {
-				extra = append(extra, spreadPair(lb.x, a, b, []float64{0.003, 0.01, 0.03, 0.1})...)
+			if !(math.Abs(lb.X[a]-lb.X[b]) > 0.2) {
+				extra = append(extra, label.SpreadPair(lb.X, a, b, []float64{0.003, 0.01, 0.03, 0.1})...)
 			}
 		}
 	}
 	if len(extra) > 0 {
-		lb = lb.merge(l.chooseStarts(extra, fit, samePoles), samePoles)
+		lb = lb.Merge(l.chooseStarts(extra, fit, polefit.Same), polefit.Same)
 	}
 	return kr.label(lb)
 }
@@ -121,7 +124,7 @@ func (kr *knownRF) rationalStarts() (pad, cost [][]float64, err error) {
 func (kr *knownRF) starts(pad, cost [][]float64) [][]float64 {
 	var starts [][]float64
 	for _, st := range pad {
-		for _, perm := range candidates(cost) {
+		for _, perm := range label.Candidates(cost) {
 			p := make([]float64, kr.hc)
 			for h := range p {
 				p[h] = st[perm[h]]
@@ -135,8 +138,8 @@ func (kr *knownRF) starts(pad, cost [][]float64) [][]float64 {
 // newProb returns the fit of the log-poles p_h,
 // e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i, with its own buffer
 // for e^{p_h}, shared by its resid and jac: one per goroutine that fits
-// (chooseStarts, fitter).
-func (kr *knownRF) newProb() lsq {
+// (chooseStarts, label.Fitter).
+func (kr *knownRF) newProb() lsq.Problem {
 	hc, smp, rr, f0 := kr.hc, kr.smp, kr.rr, kr.f0
 	rho := make([]float64, hc)
 	rhos := func(p []float64) {
@@ -144,8 +147,8 @@ func (kr *knownRF) newProb() lsq {
 			rho[h] = xmath.Exp(p[h])
 		}
 	}
-	prob := lsq{m: len(smp), n: hc, u: kr.u}
-	prob.resid = func(p, e []float64) {
+	prob := lsq.Problem{M: len(smp), N: hc, U: kr.u}
+	prob.Resid = func(p, e []float64) {
 		kr.l.tick()
 		rhos(p)
 		for i, r := range smp {
@@ -156,7 +159,7 @@ func (kr *knownRF) newProb() lsq {
 			e[i] = (y - r.y) / r.sigma
 		}
 	}
-	prob.jac = func(p, j []float64) {
+	prob.Jac = func(p, j []float64) {
 		rhos(p)
 		for i, r := range smp {
 			ji := j[i*hc : (i+1)*hc]
@@ -173,10 +176,10 @@ func (kr *knownRF) newProb() lsq {
 // with their standard errors. Heads on which fits about as good as the
 // best disagree are left undecided by this RF (an infinite error); if that
 // is every head, the RF says nothing.
-func (kr *knownRF) label(lb labelling) (p, sigma []float64, err error) {
+func (kr *knownRF) label(lb label.Fits) (p, sigma []float64, err error) {
 	l, hc, smp := kr.l, kr.hc, kr.smp
 	rf := &l.res.Trace.RFs[kr.k]
-	amb := lb.ambiguous(len(smp), 1e-6)
+	amb := lb.Ambiguous(len(smp), 1e-6)
 	nAmb := 0
 	for _, a := range amb {
 		if a {
@@ -184,18 +187,18 @@ func (kr *knownRF) label(lb labelling) (p, sigma []float64, err error) {
 		}
 	}
 	if nAmb == hc {
-		return nil, nil, fmt.Errorf("the known values r_h do not decide the labels (χ² %.3g vs rival %.3g)", lb.chi2, lb.rival)
+		return nil, nil, fmt.Errorf("the known values r_h do not decide the labels (χ² %.3g vs rival %.3g)", lb.Chi2, lb.Rival)
 	}
 	// Label the poles by the fitted values (the fit may have moved away
 	// from its starting labelling).
-	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.x[h], kr.rr[h] }, hc, kr.rs)
+	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.X[h], kr.rr[h] }, hc, kr.rs)
 	for b, h := range rf.Heads {
 		if h >= 0 && amb[h] {
 			rf.Heads[b] = -1
 		}
 	}
 	prob := kr.newProb()
-	se := standardErrors(prob.jacobian(lb.x), prob.m, prob.n, math.Max(1, lb.chi2/float64(max(1, len(smp)-hc))))
+	se := lsq.StandardErrors(prob.Jacobian(lb.X), prob.M, prob.N, math.Max(1, lb.Chi2/float64(max(1, len(smp)-hc))))
 	for h := range se {
 		if amb[h] {
 			se[h] = math.Inf(1)
@@ -205,6 +208,6 @@ func (kr *knownRF) label(lb labelling) (p, sigma []float64, err error) {
 	for i, r := range smp {
 		n[i], y[i] = r.n, r.y
 	}
-	l.markRough(se, lb.x, kr.rr, n, y)
-	return lb.x, se, nil
+	l.markRough(se, lb.X, kr.rr, n, y)
+	return lb.X, se, nil
 }

@@ -8,6 +8,8 @@ import (
 	"headlab/numerics/assign"
 	"headlab/numerics/internal/stopping"
 	"headlab/numerics/internal/xmath"
+	"headlab/numerics/recovery/internal/label"
+	"headlab/numerics/recovery/internal/lsq"
 )
 
 // linkColumnOne labels the heads of M_i1 and of its link RF(z_1, u_1+u_i)
@@ -26,13 +28,13 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	}
 	costM, costL := k.costs(gm, okm, gl, okl)
 	starts := k.starts(gm, okm, costM, gl, okl, costL)
-	fit := fitter(k.newProb, 100)
+	fit := label.Fitter(k.newProb, 100)
 	lb := l.chooseStarts(starts, fit, k.same)
-	if !lb.decided(len(k.smp)) {
+	if !lb.Decided(len(k.smp)) {
 		lb = k.spreadPairs(lb, fit)
 	}
-	if !lb.decided(len(k.smp)) {
-		return l.fail(k.kl, fmt.Sprintf("cannot label the heads of %s: rival labellings fit about as well (χ² %.3g vs %.3g)", k.mi.Name(), lb.rival, lb.chi2), nil)
+	if !lb.Decided(len(k.smp)) {
+		return l.fail(k.kl, fmt.Sprintf("cannot label the heads of %s: rival labellings fit about as well (χ² %.3g vs %.3g)", k.mi.Name(), lb.Rival, lb.Chi2), nil)
 	}
 	k.adopt(lb)
 	return nil
@@ -129,8 +131,8 @@ func (k *columnOneLink) terms(x []float64, w, h int) (p, r float64) {
 
 // newProb returns the problem with its own buffers rho[w][h] = exp p of
 // head h in each of the three RFs, shared by its resid and jac: one per
-// goroutine that fits (chooseStarts, fitter).
-func (k *columnOneLink) newProb() lsq {
+// goroutine that fits (chooseStarts, label.Fitter).
+func (k *columnOneLink) newProb() lsq.Problem {
 	hc, smp, y0 := k.hc, k.smp, k.y0
 	var rho [3][]float64
 	for w := range rho {
@@ -144,8 +146,8 @@ func (k *columnOneLink) newProb() lsq {
 			}
 		}
 	}
-	prob := lsq{m: len(smp), n: 4 * hc, u: k.u}
-	prob.resid = func(x, e []float64) {
+	prob := lsq.Problem{M: len(smp), N: 4 * hc, U: k.u}
+	prob.Resid = func(x, e []float64) {
 		k.l.tick()
 		rhos(x)
 		for j, s := range smp {
@@ -157,7 +159,7 @@ func (k *columnOneLink) newProb() lsq {
 			e[j] = (y - s.y) / s.sigma
 		}
 	}
-	prob.jac = func(x, jm []float64) {
+	prob.Jac = func(x, jm []float64) {
 		rhos(x)
 		for j, s := range smp {
 			jk := jm[j*4*hc : (j+1)*4*hc]
@@ -196,7 +198,7 @@ func (k *columnOneLink) starts(gm guess, okm bool, costM [][]float64, gl guess, 
 		if src == 1 {
 			cost = costL
 		}
-		for _, perm := range candidates(cost) {
+		for _, perm := range label.Candidates(cost) {
 			x := make([]float64, 4*hc)
 			for h, b := range perm {
 				x[h], x[hc+h] = t.P(h, 0, 0), t.R(h, 0)
@@ -244,14 +246,14 @@ func (k *columnOneLink) heads(x []float64) [][4]float64 {
 // spreadPairs restarts from the best fit lb with each pair of heads whose
 // log-poles nearly coincide in M_11 or M_i1 spread apart around its mean:
 // such pairs make narrow valleys in which the fits stall.
-func (k *columnOneLink) spreadPairs(lb labelling, newFit func() fit) labelling {
+func (k *columnOneLink) spreadPairs(lb label.Fits, newFit func() label.Fit) label.Fits {
 	hc := k.hc
 	var extra [][]float64
 	for a := 0; a < hc; a++ {
 		for b := a + 1; b < hc; b++ {
 			for _, off := range []int{0, 2 * hc} {
-				if math.Abs(lb.x[off+a]-lb.x[off+b]) < 0.3 {
-					extra = append(extra, spreadPair(lb.x, off+a, off+b, []float64{0.01, 0.05, 0.2})...)
+				if math.Abs(lb.X[off+a]-lb.X[off+b]) < 0.3 {
+					extra = append(extra, label.SpreadPair(lb.X, off+a, off+b, []float64{0.01, 0.05, 0.2})...)
 				}
 			}
 		}
@@ -259,29 +261,29 @@ func (k *columnOneLink) spreadPairs(lb labelling, newFit func() fit) labelling {
 	if len(extra) == 0 {
 		return lb
 	}
-	return lb.merge(k.l.chooseStarts(extra, newFit, k.same), k.same)
+	return lb.Merge(k.l.chooseStarts(extra, newFit, k.same), k.same)
 }
 
 // adopt takes the accepted fit lb into the heads. The joint fit also
 // refines M_11's heads and may have relabelled them: head k of the fit is
 // the current head relabel[h], the one with the nearest (p, r) in M_11.
-func (k *columnOneLink) adopt(lb labelling) {
+func (k *columnOneLink) adopt(lb label.Fits) {
 	hc, t, i := k.hc, k.t, k.i
 	back := make([][]float64, hc)
 	for h := range back {
 		back[h] = make([]float64, hc)
 		for j := range back[h] {
-			back[h][j] = k.dist(t.P(h, 0, 0), t.R(h, 0), lb.x[j], lb.x[hc+j])
+			back[h][j] = k.dist(t.P(h, 0, 0), t.R(h, 0), lb.X[j], lb.X[hc+j])
 		}
 	}
 	relabel := assign.MinSum(back) // head h is the fit's head relabel[h]
 	for h, j := range relabel {
-		t.x[t.pIndex(h, 0, 0)] = lb.x[j]
-		t.x[t.rIndex(h, 0)] = lb.x[hc+j]
-		t.x[t.pIndex(h, i, 0)] = lb.x[2*hc+j]
-		t.x[t.rIndex(h, i)] = lb.x[3*hc+j]
+		t.x[t.pIndex(h, 0, 0)] = lb.X[j]
+		t.x[t.rIndex(h, 0)] = lb.X[hc+j]
+		t.x[t.pIndex(h, i, 0)] = lb.X[2*hc+j]
+		t.x[t.rIndex(h, i)] = lb.X[3*hc+j]
 	}
 	l := k.l
-	k.mi.Heads = l.matchPoles(k.mi, func(h int) (float64, float64) { return k.terms(lb.x, 1, relabel[h]) }, hc, k.rs)
-	k.li.Heads = l.matchPoles(k.li, func(h int) (float64, float64) { return k.terms(lb.x, 2, relabel[h]) }, hc, k.rs)
+	k.mi.Heads = l.matchPoles(k.mi, func(h int) (float64, float64) { return k.terms(lb.X, 1, relabel[h]) }, hc, k.rs)
+	k.li.Heads = l.matchPoles(k.li, func(h int) (float64, float64) { return k.terms(lb.X, 2, relabel[h]) }, hc, k.rs)
 }

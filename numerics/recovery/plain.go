@@ -5,9 +5,9 @@ import (
 	"math"
 	"math/big"
 
-	"headlab/numerics/assign"
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/rational"
+	"headlab/numerics/recovery/internal/label"
 )
 
 // In extended precision the learner runs the plain pipeline of MATH.md
@@ -152,38 +152,10 @@ func (l *learner) fitBig(k, h int, upper bool, c, f0 *big.Float) (*bigFit, error
 	return bf, nil
 }
 
-// decide returns the assignment of heads to poles (perm[h] = pole) that
-// minimises the misfit of the predictions, given the cost of each pairing,
-// with the misfit of the best labelling (the largest cost it pays) and of
-// its best rival (a transposition of it, the labellings it could be
-// confused with).
-func decide(cost [][]float64) (perm []int, miss, rival float64) {
-	perm = assign.MinSum(cost)
-	worst := func(p []int) float64 {
-		var w float64
-		for h, b := range p {
-			w = math.Max(w, cost[h][b])
-		}
-		if math.IsNaN(w) {
-			return math.Inf(1)
-		}
-		return w
-	}
-	miss, rival = worst(perm), math.Inf(1)
-	for a := range perm {
-		for b := a + 1; b < len(perm); b++ {
-			q := append([]int(nil), perm...)
-			q[a], q[b] = q[b], q[a]
-			rival = math.Min(rival, worst(q))
-		}
-	}
-	return perm, miss, rival
-}
-
-// decided reports whether a labelling with the given misfit and rival is
-// accepted.
+// decidedPlain reports whether a labelling with the given misfit and
+// rival is accepted.
 func decidedPlain(miss, rival float64) bool {
-	return miss <= matchTolerance && rival > math.Max(ambiguity*miss, matchTolerance)
+	return miss <= matchTolerance && rival > math.Max(label.Ambiguity*miss, matchTolerance)
 }
 
 // bigPipeline is the extended-precision pipeline, the plain one of
@@ -294,27 +266,18 @@ func (l *learner) plainColumnOne(hc int) error {
 				cost[h][b] = best
 			}
 		}
-		perm, miss, rival := decide(cost)
+		perm, miss, rival := label.Decide(cost)
 		if !decidedPlain(miss, rival) {
-			return l.fail(kl, fmt.Sprintf("cannot label the heads of %s %s: the best labelling misses its link by %.3g, the rival by %.3g", l.res.Trace.RFs[km].Name(), l.precisionName(), miss, rival), nil)
+			return l.fail(kl, fmt.Sprintf("cannot label the heads of %s %s: the best label.Fits misses its link by %.3g, the rival by %.3g", l.res.Trace.RFs[km].Name(), l.precisionName(), miss, rival), nil)
 		}
 		for h, b := range perm {
 			x.P[h][i][0], x.R[h][i] = fm.p[b], fm.r[b]
 		}
-		l.res.Trace.RFs[km].Heads = inverse(perm)
+		l.res.Trace.RFs[km].Heads = label.Inverse(perm)
 		l.labelByModel(kl, hc, rs)
 		l.links++
 	}
 	return nil
-}
-
-// inverse returns the pole → head labels of an assignment head → pole.
-func inverse(perm []int) []int {
-	out := make([]int, len(perm))
-	for h, b := range perm {
-		out[b] = h
-	}
-	return out
 }
 
 // modelTerms returns, at the working precision, p_h, r_h(u) and v_h·z of
@@ -443,7 +406,7 @@ func (l *learner) fitKnown(k, hc int, rs float64) (bf *bigFit, perm []int, miss,
 			cost[h][b] = math.Abs(bf.rf[b]-rh) / rs
 		}
 	}
-	perm, miss, rival = decide(cost)
+	perm, miss, rival = label.Decide(cost)
 	return bf, perm, miss, rival, nil
 }
 
@@ -458,9 +421,9 @@ func (l *learner) plainKnown(k, hc, j int, rs float64) error {
 		return l.fail(k, fmt.Sprintf("cannot be fitted with the known values %s", l.precisionName()), err)
 	}
 	if !decidedPlain(miss, rival) {
-		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best labelling misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
+		return l.fail(k, fmt.Sprintf("the known values r_h do not label its poles %s: the best label.Fits misses by %.3g, the rival by %.3g", l.precisionName(), miss, rival), nil)
 	}
-	rf.Heads = inverse(perm)
+	rf.Heads = label.Inverse(perm)
 	if rf.Kind == Measurement {
 		for h, b := range perm {
 			x.P[h][rf.I][j] = bf.p[b]

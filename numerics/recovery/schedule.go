@@ -51,12 +51,6 @@ type learner struct {
 	columns int // columns of the P_h fitted
 }
 
-// orthonormalBasis returns d random orthonormal vectors of length d (Haar
-// distributed: modified Gram–Schmidt, applied twice, to Gaussian vectors).
-func orthonormalBasis(d int, rng *rand.Rand) [][]float64 {
-	return linalg.OrthonormalBasis(d, rng)
-}
-
 func newLearner(o source, opt Options) *learner {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
 	l := &learner{o: o, opt: opt, sched: schedules[opt.Mode], d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
@@ -69,8 +63,8 @@ func newLearner(o source, opt Options) *learner {
 		l.u, l.z = roundAll(l.x.u), roundAll(l.x.z)
 	} else {
 		l.c = float64(opt.spread()*math.Sqrt(float64(l.d))) * opt.tokenScale()
-		l.u = orthonormalBasis(l.d, rng)
-		l.z = orthonormalBasis(l.d, rng)
+		l.u = linalg.OrthonormalBasis(l.d, rng)
+		l.z = linalg.OrthonormalBasis(l.d, rng)
 	}
 	l.ncols = l.d
 	if opt.Biases {

@@ -1,4 +1,8 @@
-package recovery
+// Package lsq fits small nonlinear least-squares problems by
+// Levenberg–Marquardt and solves overdetermined linear systems robustly,
+// in float64 with every rounding written out (no fused multiply-add the
+// code does not ask for), so a fit gives the same bits on every platform.
+package lsq
 
 import (
 	"math"
@@ -7,26 +11,26 @@ import (
 	"headlab/numerics/internal/stopping"
 )
 
-// lsq is a small nonlinear least-squares problem: m weighted residuals
-// e_i(x) in n unknowns. resid writes e(x) into e (length m); jac writes
-// the Jacobian ∂e_i/∂x_c into j, row-major m×n. Neither keeps its
-// arguments, so one fit reuses its buffers for every evaluation. u holds
-// each residual's rounding (stopping.Rounding).
-type lsq struct {
-	m, n  int
-	resid func(x, e []float64)
-	jac   func(x, j []float64)
-	u     []float64
+// Problem is a small nonlinear least-squares problem: M weighted
+// residuals e_i(x) in N unknowns. Resid writes e(x) into e (length M);
+// Jac writes the Jacobian ∂e_i/∂x_c into j, row-major M×N. Neither keeps
+// its arguments, so one fit reuses its buffers for every evaluation. U
+// holds each residual's rounding (stopping.Rounding).
+type Problem struct {
+	M, N  int
+	Resid func(x, e []float64)
+	Jac   func(x, j []float64)
+	U     []float64
 }
 
-// jacobian returns the Jacobian at x in a new m×n row-major slice.
-func (p lsq) jacobian(x []float64) []float64 {
-	j := make([]float64, p.m*p.n)
-	p.jac(x, j)
+// Jacobian returns the Jacobian at x in a new M×N row-major slice.
+func (p Problem) Jacobian(x []float64) []float64 {
+	j := make([]float64, p.M*p.N)
+	p.Jac(x, j)
 	return j
 }
 
-// levenbergMarquardt minimises Σ e_i(x)² from x0: each step is the
+// LevenbergMarquardt minimises Σ e_i(x)² from x0: each step is the
 // least-squares solution of the Jacobian, with columns scaled to unit
 // norm, augmented by √λ·I, solved by Cholesky of the normal equations
 // formed once per point for every λ tried (the problems are small and the
@@ -36,20 +40,20 @@ func (p lsq) jacobian(x []float64) []float64 {
 // when steps stop lowering the sum, or when no step can lower it by more
 // than its rounding (package stopping). It returns the best point and its
 // sum of squares.
-func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
-	n, m := p.n, p.m
+func LevenbergMarquardt(p Problem, x0 []float64, maxIter int) ([]float64, float64) {
+	n, m := p.N, p.M
 	x := append([]float64(nil), x0...)
 	nx := make([]float64, n)
 	e, ne := make([]float64, m), make([]float64, m)
 	j := make([]float64, m*n)
 	jtj, jte, scale := make([]float64, n*n), make([]float64, n), make([]float64, n)
 	work, step := make([]float64, n*n), make([]float64, n)
-	p.resid(x, e)
-	ss, floor := sumSquares(e), stopping.Floor(e, p.u)
+	p.Resid(x, e)
+	ss, floor := SumSquares(e), stopping.Floor(e, p.U)
 	lambda := 1e-12
 	small := 0
 	for iter := 0; iter < maxIter && ss > 0 && n > 0; iter++ {
-		p.jac(x, j)
+		p.Jac(x, j)
 		for c := 0; c < n; c++ {
 			var s float64
 			for r := 0; r < m; r++ {
@@ -74,8 +78,8 @@ func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 				for c := range nx {
 					nx[c] = x[c] + step[c]
 				}
-				p.resid(nx, ne)
-				if nss := sumSquares(ne); nss < ss {
+				p.Resid(nx, ne)
+				if nss := SumSquares(ne); nss < ss {
 					if ss-nss <= 1e-10*ss && lambda <= 1e-8 {
 						small++
 					} else {
@@ -83,7 +87,7 @@ func levenbergMarquardt(p lsq, x0 []float64, maxIter int) ([]float64, float64) {
 					}
 					x, nx = nx, x
 					e, ne = ne, e
-					ss, floor = nss, stopping.Floor(e, p.u)
+					ss, floor = nss, stopping.Floor(e, p.U)
 					lambda = math.Max(lambda/10, 1e-14)
 					accepted = true
 					break
@@ -159,7 +163,8 @@ func dampedNormalStep(jtj, jte, scale []float64, lambda float64, work, step []fl
 	return pred, true
 }
 
-func sumSquares(e []float64) float64 {
+// SumSquares returns Σ e_i², summed in order, +Inf when it is NaN.
+func SumSquares(e []float64) float64 {
 	var s float64
 	for _, v := range e {
 		s += float64(v * v)
@@ -170,9 +175,9 @@ func sumSquares(e []float64) float64 {
 	return s
 }
 
-// standardErrors returns √diag((JᵀJ)⁻¹)·√scale for the m×n row-major
+// StandardErrors returns √diag((JᵀJ)⁻¹)·√scale for the m×n row-major
 // Jacobian j, +Inf for parameters it does not determine. It overwrites j.
-func standardErrors(j []float64, m, n int, scale float64) []float64 {
+func StandardErrors(j []float64, m, n int, scale float64) []float64 {
 	if m == 0 {
 		return nil
 	}
@@ -208,14 +213,7 @@ func standardErrors(j []float64, m, n int, scale float64) []float64 {
 	return out
 }
 
-// solveLS returns the least-squares solution of A x = b (A by rows, n
-// columns) by Householder QR, and whether A has full column rank
-// (linalg.SolveLS).
-func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
-	return linalg.SolveLS(a, b, n)
-}
-
-// robustLS solves the weighted least-squares problem A x ≈ b with
+// Robust solves the weighted least-squares problem A x ≈ b with
 // standard errors sd. While the largest normalised residual exceeds 10 it
 // drops that equation if every unknown the equation involves keeps at
 // least two others (a majority to side with). Otherwise the disagreement
@@ -223,7 +221,7 @@ func solveLS(a [][]float64, b []float64, n int) ([]float64, bool) {
 // the solutions with the offending equation dropped and with each
 // equation it disagrees with dropped, for the caller to test against the
 // samples. It returns nothing when x is not determined.
-func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
+func Robust(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
 	for {
 		wa := make([][]float64, len(a))
 		wb := make([]float64, len(a))
@@ -234,7 +232,7 @@ func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
 			}
 			wb[e] = b[e] / sd[e]
 		}
-		x, ok := solveLS(wa, wb, n)
+		x, ok := linalg.SolveLS(wa, wb, n)
 		if !ok {
 			return nil
 		}
@@ -281,8 +279,8 @@ func robustLS(a [][]float64, b, sd []float64, n, depth int) [][]float64 {
 		}
 		var out [][]float64
 		for _, e := range append([]int{at}, rivals...) {
-			for _, x := range robustLS(without(a, e), without(b, e), without(sd, e), n, depth-1) {
-				out = appendDistinct(out, x)
+			for _, x := range Robust(without(a, e), without(b, e), without(sd, e), n, depth-1) {
+				out = AppendDistinct(out, x)
 			}
 		}
 		return out
@@ -294,8 +292,9 @@ func without[T any](s []T, i int) []T {
 	return append(append([]T(nil), s[:i]...), s[i+1:]...)
 }
 
-// appendDistinct appends x to xs unless it is already there.
-func appendDistinct(xs [][]float64, x []float64) [][]float64 {
+// AppendDistinct appends x to xs unless xs holds it already, to within
+// 1e-9 relative in every coordinate.
+func AppendDistinct(xs [][]float64, x []float64) [][]float64 {
 	for _, y := range xs {
 		same := true
 		for i := range x {
