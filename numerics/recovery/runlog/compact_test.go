@@ -79,6 +79,7 @@ func TestCompactSize(t *testing.T) {
 	if len(text) > runlog.MaxCompact || len(lg.Answers) < recovery.PaperQueries(4, 8) {
 		t.Fatalf("(4, 8): %d answers in %d bytes", len(lg.Answers), len(text))
 	}
+	t.Logf("(4, 8), paper, float64: %d answers in %d bytes of text", len(lg.Answers), len(text))
 	// The same answers twice over, under other keys: too large.
 	for k, y := range lg.Answers {
 		lg.Answers[k+" "] = y
