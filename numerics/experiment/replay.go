@@ -27,6 +27,9 @@ type RunLog struct {
 	// Link is the run as a link carries it (runlog.Compact's text), or ""
 	// when it is too large for one.
 	Link string
+	// compact is Link decoded, for a run from a link (RunFromLink), so
+	// that Open does not decode it again.
+	compact *runlog.Compact
 }
 
 // OpenRunLog checks a run log and returns it with its parsed form; a log
@@ -65,7 +68,7 @@ func RunFromLink(text string) (*RunLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RunLog{Name: c.Name, Hash: c.Hash, Link: text}, nil
+	return &RunLog{Name: c.Name, Hash: c.Hash, Link: text, compact: c}, nil
 }
 
 // A Recorded is what a replay needs of a run: its config, the oracle its
@@ -81,9 +84,12 @@ type Recorded struct {
 // Open reads the run: its file, or its link's text.
 func (l *RunLog) Open() (Recorded, error) {
 	if l.Data == nil {
-		c, err := runlog.DecodeCompact(l.Link)
-		if err != nil {
-			return Recorded{}, err
+		c := l.compact
+		if c == nil {
+			var err error
+			if c, err = runlog.DecodeCompact(l.Link); err != nil {
+				return Recorded{}, err
+			}
 		}
 		return Recorded{Config: c.Config, Oracle: c.Oracle, Answers: c.Answers(), Source: c}, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -120,7 +121,7 @@ func writeDoc(args []string) error {
 		}
 		keep = splitSections(string(old))
 		for _, n := range strings.Split(*only, ",") {
-			if !contains(sectionNames(), n) {
+			if !slices.Contains(sectionNames(), n) {
 				return fmt.Errorf("-only: no section %q (%s)", n, strings.Join(sectionNames(), ", "))
 			}
 			delete(keep, n)
@@ -139,15 +140,6 @@ func sectionNames() []string {
 		out = append(out, s.name)
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // doc writes the document: the header, then each section, kept (its text
