@@ -122,14 +122,22 @@ build() {
   say "patching ebiten (wasm/ebitenpatch): its shader sources, and its init for Web Workers"
   "$GO" run ./wasm/ebitenpatch/cmd/prepare -go "$GO" >/dev/null ||
     die "could not patch ebiten for the canvas (see wasm/ebitenpatch)"
+  # Two builds of the canvas (wasm/README.md, "Two builds of the canvas"):
+  # the full one, which is the compute worker's program too, for a page that
+  # opens on a scene that computes at once; and one without the compute
+  # loop (the nocompute tag) for the chooser and Attention, whose compute
+  # worker, if they want one later, runs wasm/computeworker.
   say "compiling the canvas (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/canvas.wasm" ./wasm/canvas
+  say "compiling the canvas without the compute loop (-tags nocompute)"
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -tags nocompute -o "$OUT/canvas-lean.wasm" ./wasm/canvas
+  say "compiling the compute worker for it (wasm/computeworker)"
+  GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/computeworker.wasm" ./wasm/computeworker
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
-  # No compute wasm: the compute worker runs the canvas's wasm, which starts
-  # the compute loop instead of ebiten where there is no document.
   say "assembling $SITE"
-  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
+  "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "canvas-lean=$OUT/canvas-lean.wasm" \
+    -wasm "computeworker=$OUT/computeworker.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
 }
 
 serve() {
@@ -178,6 +186,7 @@ test_all() {
   say "go vet (native, and GOOS=js for the browser programs)"
   "$GO" vet ./...
   GOOS=js GOARCH=wasm "$GO" vet ./wasm/... ./numerics/... ./web/link/...
+  GOOS=js GOARCH=wasm "$GO" vet -tags nocompute ./wasm/canvas
   # A float product that feeds a sum must be written float64(a*b) in the
   # numerics, or a compiler may fuse it into an FMA (numerics/MATH.md §4).
   "$GO" build -o "$OUT/fusable" ./numerics/internal/fusable/cmd/fusable

@@ -5,11 +5,12 @@
 // The host page drives it through window.headlabCanvas (bridge.go); the
 // canvas reports every change of state back to window.parent.headlabHost.
 //
-// The same program is the compute worker: started in a Web Worker, where
-// there is no document, it runs package compute's loop and never starts
-// ebiten (ebiten's initialisation is patched to finish there; see
-// wasm/ebitenpatch). One wasm serves both, so a scene that computes
-// downloads and compiles one program, not two.
+// Built as it is by default, the same program is the compute worker:
+// started in a Web Worker, where there is no document, it runs package
+// compute's loop and never starts ebiten (ebiten's initialisation is
+// patched to finish there; see wasm/ebitenpatch). Built with the nocompute
+// tag it links none of that loop's numerics, for the pages that compute
+// nothing at once (wasm/README.md, "Two builds of the canvas").
 //
 // Data flows one way: a link becomes a link.State, the scene package turns
 // it into numbers and geometry, and this package turns those into pixels.
@@ -22,13 +23,14 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
-
-	"headlab/wasm/compute"
 )
 
 func main() {
 	if !js.Global().Get("document").Truthy() {
-		compute.Serve() // a Web Worker: the compute worker, never ebiten
+		// A Web Worker: the compute worker, never ebiten.
+		if !serveCompute() {
+			fmt.Fprintln(os.Stderr, "headlab canvas: this build (nocompute) is no compute worker; run wasm/computeworker")
+		}
 		return
 	}
 	// Start-up runs in a few tasks of the page's main thread, which this

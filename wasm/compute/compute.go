@@ -4,15 +4,17 @@
 // scenes' long experiments (package experiment) at full speed in a Web
 // Worker (static/compute-worker.js), off the canvas's thread. The canvas
 // asks for them through static/compute.js. The worker runs the canvas's
-// own wasm: the canvas's main calls Serve instead of starting ebiten when
-// it finds no document (wasm/README.md, "One wasm for the canvas and the
-// compute worker").
+// own wasm, whose main calls Serve instead of starting ebiten when it finds
+// no document, or, under the canvas built without this loop (the nocompute
+// tag), wasm/computeworker, whose main is Serve (wasm/README.md, "Two
+// builds of the canvas").
 //
 // The job protocol. Before it, static/compute-worker.js takes the page's
-// {op: "boot", module} (the canvas's compiled module, or null: fetch the
-// wasm) and starts this program, which posts {op: "ready"} (the script
-// adds via: "module" or "fetch"); the script holds the page's messages
-// until then. The page sends
+// {op: "boot", module} (a compiled module, or null: fetch and compile
+// wasm/computeworker) and starts this program, which posts {op: "ready"}
+// (the script adds via: "module" or "fetch", and after a fetch the module
+// it compiled); the script holds the page's messages until then. The page
+// sends
 //
 //	{op: "run", id, job, fault}   job: an experiment.Job, encoded (a Uint8Array; experiment.EncodeJob)
 //	{op: "cancel", id}

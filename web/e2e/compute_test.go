@@ -207,7 +207,8 @@ func TestComputePace(t *testing.T) {
 // window.headlabComputeFault = "panic" (static/compute.js): the page shows
 // a notice, the scene says the run could not be made, the page stays
 // usable, and the next run, in a fresh worker, works and is the native
-// run's, bit for bit. Both workers run the canvas's compiled module.
+// run's, bit for bit. The recovery link boots the full canvas, and both
+// workers run its compiled module.
 func TestComputeFault(t *testing.T) {
 	tb := newTab(t)
 	tb.load(h.base + "#v=1&scene=recovery&H=1&d=1")
@@ -234,6 +235,9 @@ func TestComputeFault(t *testing.T) {
 	}
 	// Both workers ran the canvas's own compiled module, handed over:
 	// neither fetched nor compiled a program of its own.
+	if got := eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvasBuild`); got != "full" {
+		t.Errorf("the recovery link booted the %q canvas, want full", got)
+	}
 	if n := eval[int](tb, computeJS+".fetched"); n != 0 {
 		t.Errorf("%d workers fetched the wasm themselves, want 0 (the canvas hands over its module)", n)
 	}
@@ -242,6 +246,56 @@ func TestComputeFault(t *testing.T) {
 		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
 	}
 	// The worker's own dying words may reach the console; they are expected.
+	t.Logf("console: %v", tb.takeProblems())
+}
+
+// TestCanvasBuilds checks the page's choice between the canvas's two builds
+// (wasm/README.md, "Two builds of the canvas"): the chooser and the
+// Attention scene boot the build without the compute loop, a scene that
+// computes at once the full one. A page that boots the lean build and then
+// computes has its first worker fetch wasm/computeworker, and every worker
+// after that one run its compiled module: a killed worker's successor
+// fetches nothing, and the run it makes is the native run's, bit for bit.
+func TestCanvasBuilds(t *testing.T) {
+	tb := newTab(t)
+	const build = `document.getElementById("canvas").contentWindow.headlabCanvasBuild`
+	for _, v := range []struct{ link, want string }{
+		{"", "lean"},
+		{"#v=1&scene=attention&H=2&d=2", "lean"},
+		{"#v=1&scene=atoms", "full"},
+		{"#v=1&scene=recovery&H=1&d=1", "full"},
+		{"#v=1&scene=transformer", "full"},
+		{"#v=1&scene=nosuchscene", "lean"}, // opens Attention
+	} {
+		tb.load(h.base + v.link)
+		if got := eval[string](tb, build); got != v.want {
+			t.Errorf("%q booted the %q canvas, want %q", v.link, got, v.want)
+		}
+	}
+	// The chooser, then a recovery run whose worker is killed, then the next.
+	tb.load(h.base)
+	const broken = "#v=1&scene=recovery&H=2&d=3&seed=8101"
+	const next = "#v=1&scene=recovery&H=2&d=3&seed=8102&view=result"
+	eval[bool](tb, `(window.headlabComputeFault = "panic", true)`)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(broken)))
+	tb.pollFor("the notice of the stopped worker", `headlab.errors.some((e) => e.includes("compute worker stopped")) && !headlab.facts().computing && headlab.facts().failed`)
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(next)))
+	tb.pollFor("the next run", `!headlab.facts().computing && headlab.link().includes("seed=8102")`)
+	if f := recoveryFactsOf(tb); f.Failed != nil || f.Error == nil || *f.Error > 1e-6 {
+		t.Errorf("the run after the failure: failed %+v, error %v", f.Failed, f.Error)
+	}
+	if got := eval[string](tb, build); got != "lean" {
+		t.Errorf("the chooser booted the %q canvas, want lean", got)
+	}
+	if n := eval[int](tb, computeJS+".restarts"); n != 1 {
+		t.Errorf("%d workers started after the failure, want 1", n)
+	}
+	if n := eval[int](tb, computeJS+".fetched"); n != 1 {
+		t.Errorf("%d workers fetched the compute program themselves, want 1 (the first; it posts its module back)", n)
+	}
+	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
+		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
+	}
 	t.Logf("console: %v", tb.takeProblems())
 }
 

@@ -1,10 +1,31 @@
 // Boots the canvas program (Go compiled to WebAssembly, drawn by ebiten)
-// inside the page's iframe, and hands its compiled module to the compute
-// worker's client (compute.js). The wasm's name carries a hash of its content;
-// the site builder writes it in place of the placeholder below.
+// inside the page's iframe. There are two builds of it (wasm/README.md,
+// "Two builds of the canvas"): the full one, which is the compute worker's
+// program too, for a page that opens on a scene that computes at once, and
+// one without the compute loop's numerics (the nocompute tag), a sixth
+// smaller, for the chooser and the Attention scene, whose compute worker,
+// if a later scene wants one, fetches wasm/computeworker instead. The full
+// build's compiled module goes to the compute worker's client (compute.js),
+// so the worker neither fetches nor compiles it again. The wasm names carry
+// a hash of their content; the site builder writes them in place of the
+// placeholders below.
 "use strict";
 (function () {
-  const url = "../__WASM_canvas__";
+  // The scenes that start a computation as they open: a link to one of
+  // them boots the full build; a link-less visit (the chooser) or a link to
+  // any other scene (web/link opens Attention for a scene it does not know)
+  // boots the lean one. The link is the page's, read as boot.js reads it.
+  const COMPUTING = ["atoms", "recovery", "transformer"];
+  let full = true; // the build that serves any view
+  try {
+    const hash = window.parent.location.hash.replace(/^#/, "");
+    full = hash !== "" && COMPUTING.includes(new URLSearchParams(hash).get("scene"));
+  } catch (err) {
+    // A parent of another origin: the full build.
+  }
+  const url = full ? "../__WASM_canvas__" : "../__WASM_canvas-lean__";
+  // Which build runs, for the tests (web/e2e).
+  window.headlabCanvasBuild = full ? "full" : "lean";
   const go = new Go();
   // A failure is kept on this window too: the host page's module may not
   // have run yet (a blocked fetch fails at once), and then reads it there.
@@ -14,12 +35,12 @@
     const host = window.parent && window.parent.headlabHost;
     if (host && host.error) host.error(msg);
   };
-  // The compiled module goes to the compute worker's client too: the
-  // worker runs this same program (wasm/canvas starts the compute loop
-  // where there is no document), so it is neither fetched nor compiled
+  // The full build's compiled module goes to the compute worker's client
+  // too: the worker runs this same program (wasm/canvas starts the compute
+  // loop where there is no document), so it is neither fetched nor compiled
   // twice.
   const start = (result) => {
-    if (window.headlabCompute) window.headlabCompute.module = result.module;
+    if (full && window.headlabCompute) window.headlabCompute.module = result.module;
     // The program's linear memory, in bytes, for the soak benchmark
     // (web/e2e): it only grows, so it is the Go heap's high-water mark.
     window.headlabWasmBytes = () => result.instance.exports.mem.buffer.byteLength;

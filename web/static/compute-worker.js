@@ -1,22 +1,26 @@
-// The compute worker: runs the canvas's own program (Go compiled to
-// WebAssembly; where there is no document it runs the compute loop of
-// wasm/compute, which documents the job protocol, and never ebiten) off
-// the page's threads. The page's first message is {op: "boot", module}:
-// the canvas's compiled WebAssembly.Module, so the program is neither
-// fetched nor compiled again; without one (null) the worker fetches the
-// wasm itself, which the browser's cache holds by then (hashed names are
-// immutable); its ready message says which ({op: "ready", via: "module"
-// or "fetch"}). Messages go to the program once it is ready; if the program
-// ends (a panic kills it), the worker says so ({op: "dead", error}) and
-// closes. The site builder writes the wasm's hashed name in place of the
-// placeholder below.
+// The compute worker: runs a compute program (Go compiled to WebAssembly;
+// the compute loop of wasm/compute, which documents the job protocol, and
+// never ebiten) off the page's threads. The page's first message is
+// {op: "boot", module}: a compiled WebAssembly.Module, so the program is
+// neither fetched nor compiled again. A page that booted the full canvas
+// hands over the canvas's own module (that build starts the compute loop
+// where there is no document); a page that booted the canvas built without
+// it (nocompute: the landing and Attention) has none at first, and its
+// first worker fetches and compiles wasm/computeworker, whose module the
+// ready message carries back for any worker started after one died
+// (wasm/README.md, "Two builds of the canvas"). The ready message says how
+// the program came ({op: "ready", via: "module" or "fetch"}). Messages go
+// to the program once it is ready; if the program ends (a panic kills it),
+// the worker says so ({op: "dead", error}) and closes. The site builder
+// writes the wasm's hashed name in place of the placeholder below.
 "use strict";
 importScripts("wasm_exec.js");
 
-const url = "../__WASM_canvas__";
+const url = "../__WASM_computeworker__";
 const queued = [];
 let booted = false;
 let via = ""; // how the program came: "module" (handed over) or "fetch"
+let compiled = null; // the module compiled here after a fetch, for the page
 let ready = false;
 let dead = false;
 
@@ -44,9 +48,18 @@ self.postMessage = (msg, transfer) => {
   if (msg && msg.op === "ready") {
     ready = true;
     msg.via = via;
+    if (compiled) msg.module = compiled;
     for (const m of queued.splice(0)) self.headlabComputeMessage(m);
   }
-  realPost(msg, transfer || []);
+  try {
+    realPost(msg, transfer || []);
+  } catch (err) {
+    // A browser that cannot pass a compiled module back (DataCloneError):
+    // the page starts its next worker without one.
+    if (!msg || !msg.module) throw err;
+    delete msg.module;
+    realPost(msg, transfer || []);
+  }
 };
 
 // The first line of a Go panic or fatal error in the program's output
@@ -61,8 +74,9 @@ console.log = (...args) => {
   consoleLog(...args);
 };
 
-// instantiate runs the program: from module, the canvas's compiled
-// WebAssembly.Module, or else from the wasm fetched here.
+// instantiate runs the program: from module, handed over by the page, or
+// else from the wasm fetched and compiled here, whose module the ready
+// message then carries.
 function instantiate(module) {
   const go = new Go();
   go.exit = (code) => { go.exitCode = code; };
@@ -81,7 +95,10 @@ function instantiate(module) {
   const inst = WebAssembly.instantiateStreaming
     ? WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(viaBuffer)
     : viaBuffer();
-  return inst.then((result) => run(result.instance));
+  return inst.then((result) => {
+    compiled = result.module;
+    return run(result.instance);
+  });
 }
 
 function boot(module) {

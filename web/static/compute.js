@@ -1,11 +1,13 @@
 // The compute worker's client, in the canvas's frame: window.headlabCompute
 // starts jobs in the compute worker (static/compute-worker.js, the
 // protocol in wasm/compute) and hands every answer to the canvas program,
-// which sets headlabCompute.onmessage. The worker runs the canvas's own
-// program: canvas.js sets headlabCompute.module to its compiled
-// WebAssembly.Module, which each worker is handed as it starts, so it
-// fetches and compiles nothing. The worker starts on the first job, so a
-// scene without long work never starts a second program. A worker that dies fails
+// which sets headlabCompute.onmessage. Each worker is handed
+// headlabCompute.module as it starts, so it fetches and compiles nothing:
+// the full canvas's own module, which canvas.js sets (that build is the
+// compute worker's program too), or, under the canvas built without the
+// compute loop, the module of wasm/computeworker that the first worker
+// fetched, compiled and posted back. The worker starts on the first job, so
+// a scene without long work never starts a second program. A worker that dies fails
 // its jobs ({op: "failed"}), shows a notice on the page
 // (window.headlab.errors) and is started afresh by the next job.
 //
@@ -14,11 +16,13 @@
 //	                       the log; returns the job's id
 //	cancel(id)             stop a job (answered by {op: "cancelled"})
 //	pace(on)               a drag is under way: the worker computes a quarter of the time
-//	module                 the canvas's compiled module (set by canvas.js)
+//	module                 the compute program's compiled module: the full
+//	                       canvas's (set by canvas.js) or the first worker's
 //	log                    the last jobs: {id, key, kind, op, ms}, newest last
 //	restarts               workers started after one died
-//	fetched                workers that fetched the wasm themselves, for
-//	                       want of a module (none, once the canvas runs)
+//	fetched                workers that fetched and compiled the compute
+//	                       program themselves, for want of a module (none
+//	                       under the full canvas; the first under the other)
 //	startMs                each worker's start-up: ms from its creation to
 //	                       its program's ready message
 //	wasmBytes              the worker program's linear memory, in bytes, as
@@ -81,6 +85,7 @@
       }
       if (msg.op === "ready") {
         if (msg.via !== "module") api.fetched++;
+        if (!api.module && msg.module instanceof WebAssembly.Module) api.module = msg.module;
         api.startMs.push(performance.now() - t0);
         return;
       }
