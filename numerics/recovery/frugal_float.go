@@ -320,9 +320,9 @@ func (m *floatMeasurement) oneMore() bool {
 	return m.search()
 }
 
-// economy gives the measurement economy's samples and labelling
+// asEconomy gives the measurement economy's samples and labelling
 // (frugalFallback).
-func (m *floatMeasurement) economy() bool {
+func (m *floatMeasurement) asEconomy() bool {
 	m.p, m.sigma, m.err = m.l.frugalFallback(m.k, m.t, m.counted)
 	return true
 }

@@ -21,7 +21,7 @@ import (
 var floatLadder = []floatRung{
 	{name: "pole search on n = 1…H+1", try: (*floatMeasurement).search},
 	{name: "one more sample, and the search again", try: (*floatMeasurement).oneMore},
-	{name: "economy's samples and label.Fits", try: (*floatMeasurement).economy},
+	{name: "economy's samples and label.Fits", try: (*floatMeasurement).asEconomy},
 }
 
 // floatPoleSearch is the search for a frugal measurement's poles in
@@ -57,8 +57,8 @@ var bigLadder = []bigRung{
 	{name: "pole search on n = 1…H+1", try: (*bigMeasurement).search},
 	{name: "one more sample, where the search located poles", try: (*bigMeasurement).oneMore},
 	{name: "line family of n = 1…2H−2", try: (*bigMeasurement).line},
-	{name: "economy's fit of n = 1…2H−1, checked by the values", try: (*bigMeasurement).rational},
-	{name: "economy's samples and label.Fits", try: (*bigMeasurement).economy},
+	{name: "economy's fit of n = 1…2H−1, checked by the values", try: (*bigMeasurement).asRational},
+	{name: "economy's samples and label.Fits", try: (*bigMeasurement).asEconomy},
 }
 
 // poleSearch is one search for the poles of a frugal measurement's
@@ -257,11 +257,11 @@ func (m *bigMeasurement) line() (bool, error) {
 	return m.settled(p), nil
 }
 
-// rational asks up to n = 2H − 1: with F(0) and C known, these determine
+// asRational asks up to n = 2H − 1: with F(0) and C known, these determine
 // the RF as a rational function (economy's fit without its check sample),
 // and the known r_h, H values the fit does not use, check it
 // (plainFrugalRational).
-func (m *bigMeasurement) rational() (bool, error) {
+func (m *bigMeasurement) asRational() (bool, error) {
 	l := m.l
 	if err := m.askUpTo(2*l.h0 - 1); err != nil {
 		return false, err
@@ -270,9 +270,9 @@ func (m *bigMeasurement) rational() (bool, error) {
 	return ok, nil
 }
 
-// economy asks economy's last sample and labels the RF as economy does
+// asEconomy asks economy's last sample and labels the RF as economy does
 // (plainKnown).
-func (m *bigMeasurement) economy() (bool, error) {
+func (m *bigMeasurement) asEconomy() (bool, error) {
 	if err := m.askUpTo(2 * m.l.h0); err != nil {
 		return false, err
 	}

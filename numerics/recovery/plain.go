@@ -299,7 +299,7 @@ func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
 					ph.Add(ph, x.P[h][a][b])
 				}
 			}
-			if qa := x.q(h, a); q != 0 && qa != nil {
+			if qa := x.biasQ(h, a); q != 0 && qa != nil {
 				ph.Add(ph, qa.Mul(qa, x.num().SetFloat64(q)))
 			}
 			if x.R[h][a] != nil {
@@ -317,9 +317,9 @@ func (l *learner) modelTerms(k, hc int) (p, r, vz []*big.Float) {
 	return p, r, vz
 }
 
-// q returns Q_h[a] = (P̃_h[a][d] + P̃_h[a][0])/2 (model.go), nil while the
+// biasQ returns Q_h[a] = (P̃_h[a][d] + P̃_h[a][0])/2 (model.go), nil while the
 // column of the biases is not known (or there is none).
-func (x *ext) q(h, a int) *big.Float {
+func (x *ext) biasQ(h, a int) *big.Float {
 	d := len(x.u)
 	if len(x.P[h][a]) <= d || x.P[h][a][d] == nil || x.P[h][a][0] == nil {
 		return nil
@@ -527,7 +527,7 @@ func (l *learner) bigHeads(hc int) []BigHead {
 		pz := make([][]*big.Float, d) // (P̃_h − Q_h 1ᵀ) Zᵀ
 		for a := 0; a < d; a++ {
 			pz[a] = make([]*big.Float, d)
-			qa := x.q(h, a)
+			qa := x.biasQ(h, a)
 			for y := 0; y < d; y++ {
 				acc := x.num()
 				for b := 0; b < d; b++ {

@@ -265,26 +265,23 @@ func Key(q recovery.Request) string { return string(AppendTokens(nil, q)) }
 // shortest decimals of its float64s, or exact decimal strings when q
 // carries Big tokens.
 func AppendTokens(b []byte, q recovery.Request) []byte {
-	b = append(b, '[')
 	if q.Big != nil {
-		for i, row := range q.Big {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '[')
-			for j, x := range row {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, '"')
-				b = append(b, ExactDecimal(x)...)
-				b = append(b, '"')
-			}
-			b = append(b, ']')
-		}
-		return append(b, ']')
+		return appendRows(b, q.Big, func(b []byte, x *big.Float) []byte {
+			b = append(b, '"')
+			b = append(b, ExactDecimal(x)...)
+			return append(b, '"')
+		})
 	}
-	for i, row := range q.Tokens {
+	return appendRows(b, q.Tokens, func(b []byte, x float64) []byte {
+		return strconv.AppendFloat(b, x, 'g', -1, 64)
+	})
+}
+
+// appendRows appends rows as a JSON array of arrays, each element written
+// by one.
+func appendRows[T any](b []byte, rows [][]T, one func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, row := range rows {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -293,7 +290,7 @@ func AppendTokens(b []byte, q recovery.Request) []byte {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = strconv.AppendFloat(b, x, 'g', -1, 64)
+			b = one(b, x)
 		}
 		b = append(b, ']')
 	}
