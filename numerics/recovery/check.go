@@ -180,7 +180,7 @@ func (l *learner) relabelTrace(t theta, order []int) {
 		rf.HeadP = make([]float64, hc)
 		rf.HeadR = make([]float64, hc)
 		for h := 0; h < hc; h++ {
-			p, r, _ := l.headTerms(l.specs[k], t, h)
+			p, r, _ := l.specs[k].headTerms(t, h, l.c)
 			rf.HeadP[newLabel[h]] = p
 			rf.HeadR[newLabel[h]] = r
 		}

@@ -184,8 +184,8 @@ func (l *learner) column(t theta, j int) error {
 	// Label unresolved RFs from the column's parameters, for the trace.
 	for _, k := range c.bad {
 		rf := &l.res.Trace.RFs[k]
-		rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) {
-			p, r, _ := l.headTerms(l.specs[k], t, h)
+		rf.Heads = matchPoles(rf, func(h int) (float64, float64) {
+			p, r, _ := l.specs[k].headTerms(t, h, l.c)
 			return p, r
 		}, t.H, 0)
 	}

@@ -43,7 +43,7 @@ func (l *learner) learnColumnOne() (theta, error) {
 		l.links++
 	}
 	m11 := &l.res.Trace.RFs[k11]
-	m11.Heads = l.matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
+	m11.Heads = matchPoles(m11, func(h int) (float64, float64) { return t.P(h, 0, 0), t.R(h, 0) }, hc, rs)
 	t = l.fitColumnOne(t)
 	l.columns = 1
 	return t, nil

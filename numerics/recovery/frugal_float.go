@@ -84,7 +84,7 @@ func (l *learner) searchPoles(q polefit.Samples, starts [][]float64, lo, hi floa
 
 // plainPoles fits the log-poles of q from every start as it is.
 func (l *learner) plainPoles(q polefit.Samples, starts [][]float64) label.Fits {
-	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
+	return label.Choose(starts, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same, l.workers)
 }
 
 // scannedPoles fits the log-poles of q from the first scannedStarts
@@ -121,7 +121,7 @@ func (l *learner) fitMoved(q polefit.Samples, starts [][]float64, move func([]fl
 			uniq = append(uniq, p)
 		}
 	}
-	lb := l.chooseStarts(uniq, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
+	lb := l.plainPoles(q, uniq)
 	xs, cs := make([][]float64, len(starts)), make([]float64, len(starts))
 	for i, u := range at {
 		xs[i], cs[i] = lb.All[u], lb.AllChi2[u]
@@ -152,7 +152,7 @@ func (l *learner) quickPoles(q polefit.Samples, starts [][]float64, lo, hi float
 	if len(swaps) == 0 {
 		return lb
 	}
-	return lb.Merge(l.chooseStarts(swaps, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same), polefit.Same)
+	return lb.Merge(l.plainPoles(q, swaps), polefit.Same)
 }
 
 // deflatedPoles fits the log-poles of q from the deflated search's starts
@@ -163,7 +163,7 @@ func (l *learner) deflatedPoles(q polefit.Samples, mu, width []float64) label.Fi
 	if len(starts) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(starts, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
+	return l.plainPoles(q, starts)
 }
 
 // scannedStarts is how many starts of the full search are also moved by
@@ -211,7 +211,7 @@ func scanRange(mu, width []float64) (lo, hi float64) {
 func (l *learner) frugalKnown(k int, t theta) (f0 float64, rr []float64) {
 	rr = make([]float64, t.H)
 	for h := 0; h < t.H; h++ {
-		_, r, vz := l.headTerms(l.specs[k], t, h)
+		_, r, vz := l.specs[k].headTerms(t, h, l.c)
 		rr[h] = r
 		f0 += vz
 	}
@@ -432,7 +432,7 @@ func (l *learner) solvedPoles(q polefit.Samples) label.Fits {
 	if len(kept) == 0 {
 		return noFit
 	}
-	return l.chooseStarts(kept, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
+	return l.plainPoles(q, kept)
 }
 
 // noFit is the labelling of no fit at all.

@@ -4,7 +4,6 @@ import (
 	"math/big"
 
 	"headlab/numerics/recovery/internal/label"
-	"headlab/numerics/recovery/internal/lsq"
 	"headlab/numerics/recovery/internal/polefit"
 )
 
@@ -147,7 +146,7 @@ func deepened(s *poleSearch, lb label.Fits) label.Fits { return s.l.deepen(s.q, 
 func economyStart(s *poleSearch, _ label.Fits) label.Fits {
 	l, q := s.l, s.q
 	if p, _, err := l.labelKnown(s.k, s.t); err == nil && len(p) == s.t.H {
-		return l.chooseStarts([][]float64{p}, label.Fitter(func() lsq.Problem { return q.Problem(l.tick) }, 60), polefit.Same)
+		return l.plainPoles(q, [][]float64{p})
 	}
 	return noFit
 }

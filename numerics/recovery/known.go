@@ -24,7 +24,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		return nil, nil, err
 	}
 	fit := label.Fitter(kr.newProb, 60)
-	lb := l.chooseStarts(kr.starts(pad, cost), fit, polefit.Same)
+	lb := label.Choose(kr.starts(pad, cost), fit, polefit.Same, l.workers)
 	// Two heads with nearly equal log-poles make a narrow valley in which
 	// the fit can stall: restart with the pair spread apart around its mean.
 	var extra [][]float64
@@ -36,7 +36,7 @@ func (l *learner) labelKnown(k int, t theta) (p, sigma []float64, err error) {
 		}
 	}
 	if len(extra) > 0 {
-		lb = lb.Merge(l.chooseStarts(extra, fit, polefit.Same), polefit.Same)
+		lb = lb.Merge(label.Choose(extra, fit, polefit.Same, l.workers), polefit.Same)
 	}
 	return kr.label(lb)
 }
@@ -59,7 +59,7 @@ func (l *learner) newKnownRF(k int, t theta) *knownRF {
 	s := l.specs[k]
 	kr := &knownRF{l: l, k: k, hc: hc, rr: make([]float64, hc)}
 	for h := 0; h < hc; h++ {
-		_, r, vz := l.headTerms(s, t, h)
+		_, r, vz := s.headTerms(t, h, l.c)
 		kr.rr[h] = r
 		kr.f0 += vz
 		kr.rs = math.Max(kr.rs, math.Abs(r))
@@ -138,7 +138,7 @@ func (kr *knownRF) starts(pad, cost [][]float64) [][]float64 {
 // newProb returns the fit of the log-poles p_h,
 // e_i = (F(0) − Σ_h r_h n/(n + e^{p_h}) − y_i)/σ_i, with its own buffer
 // for e^{p_h}, shared by its resid and jac: one per goroutine that fits
-// (chooseStarts, label.Fitter).
+// (label.Choose, label.Fitter).
 func (kr *knownRF) newProb() lsq.Problem {
 	hc, smp, rr, f0 := kr.hc, kr.smp, kr.rr, kr.f0
 	rho := make([]float64, hc)
@@ -191,7 +191,7 @@ func (kr *knownRF) label(lb label.Fits) (p, sigma []float64, err error) {
 	}
 	// Label the poles by the fitted values (the fit may have moved away
 	// from its starting labelling).
-	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) { return lb.X[h], kr.rr[h] }, hc, kr.rs)
+	rf.Heads = matchPoles(rf, func(h int) (float64, float64) { return lb.X[h], kr.rr[h] }, hc, kr.rs)
 	for b, h := range rf.Heads {
 		if h >= 0 && amb[h] {
 			rf.Heads[b] = -1

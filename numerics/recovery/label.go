@@ -4,19 +4,11 @@ import (
 	"math"
 
 	"headlab/numerics/assign"
-	"headlab/numerics/recovery/internal/label"
 )
-
-// chooseStarts fits from every start on l.workers goroutines and returns
-// the best fit with the best chi² among the distinct others
-// (label.Choose).
-func (l *learner) chooseStarts(starts [][]float64, newFit func() label.Fit, same func(a, b []float64) bool) label.Fits {
-	return label.Choose(starts, newFit, same, l.workers)
-}
 
 // matchPoles labels the fitted poles of rf with the heads whose predicted
 // (p, r) are nearest (an assignment), for the trace.
-func (l *learner) matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
+func matchPoles(rf *RF, pred func(h int) (p, r float64), hc int, rs float64) []int {
 	np := len(rf.P)
 	out := make([]int, np)
 	for b := range out {

@@ -29,7 +29,7 @@ func (l *learner) linkColumnOne(t theta, i int, rs float64, guesses map[int]gues
 	costM, costL := k.costs(gm, okm, gl, okl)
 	starts := k.starts(gm, okm, costM, gl, okl, costL)
 	fit := label.Fitter(k.newProb, 100)
-	lb := l.chooseStarts(starts, fit, k.same)
+	lb := label.Choose(starts, fit, k.same, l.workers)
 	if !lb.Decided(len(k.smp)) {
 		lb = k.spreadPairs(lb, fit)
 	}
@@ -131,7 +131,7 @@ func (k *columnOneLink) terms(x []float64, w, h int) (p, r float64) {
 
 // newProb returns the problem with its own buffers rho[w][h] = exp p of
 // head h in each of the three RFs, shared by its resid and jac: one per
-// goroutine that fits (chooseStarts, label.Fitter).
+// goroutine that fits (label.Choose, label.Fitter).
 func (k *columnOneLink) newProb() lsq.Problem {
 	hc, smp, y0 := k.hc, k.smp, k.y0
 	var rho [3][]float64
@@ -261,7 +261,7 @@ func (k *columnOneLink) spreadPairs(lb label.Fits, newFit func() label.Fit) labe
 	if len(extra) == 0 {
 		return lb
 	}
-	return lb.Merge(k.l.chooseStarts(extra, newFit, k.same), k.same)
+	return lb.Merge(label.Choose(extra, newFit, k.same, k.l.workers), k.same)
 }
 
 // adopt takes the accepted fit lb into the heads. The joint fit also
@@ -283,7 +283,6 @@ func (k *columnOneLink) adopt(lb label.Fits) {
 		t.x[t.pIndex(h, i, 0)] = lb.X[2*hc+j]
 		t.x[t.rIndex(h, i)] = lb.X[3*hc+j]
 	}
-	l := k.l
-	k.mi.Heads = l.matchPoles(k.mi, func(h int) (float64, float64) { return k.terms(lb.X, 1, relabel[h]) }, hc, k.rs)
-	k.li.Heads = l.matchPoles(k.li, func(h int) (float64, float64) { return k.terms(lb.X, 2, relabel[h]) }, hc, k.rs)
+	k.mi.Heads = matchPoles(k.mi, func(h int) (float64, float64) { return k.terms(lb.X, 1, relabel[h]) }, hc, k.rs)
+	k.li.Heads = matchPoles(k.li, func(h int) (float64, float64) { return k.terms(lb.X, 2, relabel[h]) }, hc, k.rs)
 }

@@ -29,9 +29,10 @@ type row struct {
 // itself rather than JᵀJ keeps the condition number from being squared
 // there (MATH.md §4).
 type solver struct {
-	l    *learner
 	rows []row
 	d, H int
+	c    float64 // the token scale
+	tick func()  // the run's checkpoint, called in every long loop
 
 	gpos  []int // parameter → position among the free global ones, or −1
 	blk   []int // parameter → free block, or −1
@@ -48,9 +49,10 @@ type solver struct {
 	work normalWork // stepNormal's buffers
 }
 
-func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
-	d, cols := l.d, l.ncols
-	sv := &solver{l: l, rows: rows, d: d, H: H}
+// newSolver returns the solver of rows in the parameters free of a model of
+// H heads, width d and cols columns, under the token scale c.
+func newSolver(rows []row, free []bool, H, d, cols int, c float64, tick func()) *solver {
+	sv := &solver{rows: rows, d: d, H: H, c: c, tick: tick}
 	n := H * (d*cols + d)
 	sv.gpos = make([]int, n)
 	sv.blk = make([]int, n)
@@ -105,7 +107,7 @@ func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
 func (sv *solver) cost(t theta) (ss, floor float64) {
 	var sum stopping.Sum
 	for _, r := range sv.rows {
-		sum.Add((sv.l.predict(r.s, r.n, t)-r.y)/r.sigma, stopping.Rounding(r.y, r.sigma))
+		sum.Add((r.s.predict(r.n, t, sv.c)-r.y)/r.sigma, stopping.Rounding(r.y, r.sigma))
 	}
 	if math.IsNaN(sum.Squares()) {
 		return math.Inf(1), 0
@@ -137,11 +139,11 @@ func (sv *solver) eachRow(t theta, local func(pos int, g float64), row func(gbuf
 	gbuf := make([]float64, sv.ng)
 	for ri, r := range sv.rows {
 		if ri%256 == 255 {
-			sv.l.tick()
+			sv.tick()
 		}
 		clear(gbuf)
 		block := -1
-		y := sv.l.gradient(r.s, r.n, t, func(idx int, g float64) {
+		y := r.s.gradient(r.n, t, sv.c, func(idx int, g float64) {
 			g /= r.sigma
 			if p := sv.gpos[idx]; p >= 0 {
 				gbuf[p] += g
@@ -240,7 +242,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 	sv.sb = make([][]float64, nb)
 	fb := make([][]float64, nb)
 	for k, s := range sv.bsize {
-		sv.l.tick()
+		sv.tick()
 		w := s + ng + 1
 		m := lin.mb[k] + s
 		a := make([]float64, m*w)
@@ -274,7 +276,7 @@ func (sv *solver) step(lin linearised, lambda float64) (db [][]float64, dg []flo
 	}
 	dg = make([]float64, ng)
 	if ng > 0 {
-		sv.l.tick()
+		sv.tick()
 		if !linalg.Householder(stack, ms, wg, ng) {
 			return nil, nil, false
 		}
@@ -332,7 +334,7 @@ func (sv *solver) fit(t theta, maxIter int) (theta, float64) {
 		}
 		accepted := false
 		for lambda < 1e8 {
-			sv.l.tick()
+			sv.tick()
 			db, dg, ok := sv.stepNormal(ne, lambda)
 			if ok && stopping.Negligible(ne.predicted(db, dg, lambda), cost, floor) {
 				return t, cost // more damping only shrinks the step

@@ -78,8 +78,9 @@ func (s *spec) qWeight(t theta) float64 {
 	return float64(1 - len(s.beta))
 }
 
-// headTerms returns, for head h of the RF s, p_h, r_h(u) and v_h·z.
-func (l *learner) headTerms(s *spec, t theta, h int) (p, rr, vz float64) {
+// headTerms returns, for head h of the RF s, p_h, r_h(u) and v_h·z, under
+// the token scale c.
+func (s *spec) headTerms(t theta, h int, c float64) (p, rr, vz float64) {
 	q := s.qWeight(t)
 	for _, a := range s.alpha {
 		for _, b := range s.beta {
@@ -93,25 +94,25 @@ func (l *learner) headTerms(s *spec, t theta, h int) (p, rr, vz float64) {
 	for k := 0; k < t.d; k++ {
 		vz += float64(t.R(h, k) * s.uz[k])
 	}
-	return p, rr, vz / l.c
+	return p, rr, vz / c
 }
 
-// predict returns the model's F(n) for the RF s.
-func (l *learner) predict(s *spec, n float64, t theta) float64 {
+// predict returns the model's F(n) for the RF s under the token scale c.
+func (s *spec) predict(n float64, t theta, c float64) float64 {
 	var y float64
 	for h := 0; h < t.H; h++ {
-		p, rr, vz := l.headTerms(s, t, h)
+		p, rr, vz := s.headTerms(t, h, c)
 		y += vz - rr*n/(n+xmath.Exp(p))
 	}
 	return y
 }
 
 // gradient calls fn(index, ∂F/∂x_index) for every parameter F(n) of the
-// RF s depends on, and returns F(n).
-func (l *learner) gradient(s *spec, n float64, t theta, fn func(idx int, g float64)) float64 {
+// RF s depends on, and returns F(n), under the token scale c.
+func (s *spec) gradient(n float64, t theta, c float64, fn func(idx int, g float64)) float64 {
 	var y float64
 	for h := 0; h < t.H; h++ {
-		p, rr, vz := l.headTerms(s, t, h)
+		p, rr, vz := s.headTerms(t, h, c)
 		rho := xmath.Exp(p)
 		den := n + rho
 		y += vz - rr*n/den
@@ -130,7 +131,7 @@ func (l *learner) gradient(s *spec, n float64, t theta, fn func(idx int, g float
 		}
 		gr := n / den
 		for k := 0; k < t.d; k++ {
-			g := s.uz[k] / l.c
+			g := s.uz[k] / c
 			for _, a := range s.alpha {
 				if a == k {
 					g -= gr

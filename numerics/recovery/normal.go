@@ -154,7 +154,7 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 	ys := w.ys // A_b⁻¹ B_b (s×ng)
 	yb := w.yb // A_b⁻¹ g_b
 	for k, sz := range sv.bsize {
-		sv.l.tick()
+		sv.tick()
 		l := ls[k]
 		copy(l, ne.a[k])
 		for i := 0; i < sz; i++ {
@@ -194,7 +194,7 @@ func (sv *solver) stepNormal(ne normalEq, lambda float64) (db [][]float64, dg []
 	}
 	dg = rhs
 	if ng > 0 {
-		sv.l.tick()
+		sv.tick()
 		if !linalg.Cholesky(s, ng) {
 			return nil, nil, false
 		}

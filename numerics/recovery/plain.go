@@ -333,7 +333,7 @@ func (x *ext) biasQ(h, a int) *big.Float {
 func (l *learner) labelByModel(k, hc int, rs float64) {
 	p, r, _ := l.modelTerms(k, hc)
 	rf := &l.res.Trace.RFs[k]
-	rf.Heads = l.matchPoles(rf, func(h int) (float64, float64) {
+	rf.Heads = matchPoles(rf, func(h int) (float64, float64) {
 		pf, _ := p[h].Float64()
 		rf, _ := r[h].Float64()
 		return pf, rf

@@ -81,7 +81,7 @@ func TestModelMatchesLayer(t *testing.T) {
 		}
 	}
 	for _, r := range l.queryRows() {
-		if got := l.predict(r.s, r.n, th); math.Abs(got-r.y) > 1e-12*(1+math.Abs(r.y)) {
+		if got := r.s.predict(r.n, th, l.c); math.Abs(got-r.y) > 1e-12*(1+math.Abs(r.y)) {
 			t.Errorf("n = %v: model %.17g, oracle %.17g", r.n, got, r.y)
 		}
 	}

@@ -49,6 +49,12 @@ func (l *learner) fitRF(k int, opt rational.Options, f0 *float64) error {
 	return nil
 }
 
+// newSolver returns the solver of rows in the free parameters of H of the
+// run's heads (lm.go).
+func (l *learner) newSolver(rows []row, free []bool, H int) *solver {
+	return newSolver(rows, free, H, l.d, l.ncols, l.c, l.tick)
+}
+
 // queryRows returns one fit row per query (shared samples counted once).
 func (l *learner) queryRows() []row {
 	out := make([]row, len(l.res.Trace.Queries))

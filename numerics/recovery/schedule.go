@@ -42,7 +42,7 @@ type learner struct {
 	// taken off every answer (Biases).
 	hasConst bool
 	// workers is how many goroutines fit independent starting points at
-	// once (chooseStarts): 1 when the run is paused at checkpoints, which
+	// once (label.Choose): 1 when the run is paused at checkpoints, which
 	// must all come from the run's own goroutine.
 	workers int
 	stage   stage
