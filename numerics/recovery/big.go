@@ -1,21 +1,11 @@
 package recovery
 
 import (
-	"fmt"
 	"math/big"
-	"runtime"
 
 	"headlab/numerics/attention"
 	"headlab/numerics/internal/bigmath"
 	"headlab/numerics/internal/linalg"
-)
-
-// Limits of the extended precision (Options.Precision, in bits of the
-// big.Float mantissa) and the number of heads it accepts.
-const (
-	MinPrecision     = 64
-	MaxPrecision     = bigmath.MaxPrecision
-	MaxHeadsExtended = 12 // largest H (or H0) when Options.Precision > 0
 )
 
 // BigOracle answers a value query in extended precision: X[i] is token i
@@ -148,19 +138,4 @@ func sameToken(a, b []*big.Float) bool {
 		}
 	}
 	return true
-}
-
-// LearnBig is Learn in extended precision: opt.Precision > 0 is required,
-// and the oracle answers at that precision. It returns the same Result as
-// Learn (the float64 Layer, the trace, the counts) plus BigLayer, the heads
-// at the working precision; when the answers cannot be resolved at that
-// precision it returns an *Error, as Learn does.
-func LearnBig(o BigOracle, opt Options) (Result, error) {
-	if opt.Precision == 0 {
-		return Result{}, fmt.Errorf("recovery: LearnBig needs Options.Precision > 0 (0 is float64: use Learn)")
-	}
-	if o == nil {
-		return Result{}, fmt.Errorf("recovery: nil oracle")
-	}
-	return learn(source{big: o}, opt, nil, runtime.GOMAXPROCS(0))
 }

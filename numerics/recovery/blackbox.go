@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"runtime"
 
 	"headlab/numerics/attention"
 )
@@ -73,76 +72,6 @@ func (b *layerBox) Answer(ctx context.Context, batch []Request) ([]Answer, error
 		out[i] = Answer{Y: b.l.Output(sequenceOf(q.Tokens))}
 	}
 	return out, nil
-}
-
-// Recover learns the canonical heads behind the black box b, as Learn
-// (float64) or LearnBig (opt.Precision > 0) do, with the same numbers bit
-// for bit when b answers as their oracle does. The queries of the fixed
-// part of the schedule (every query of paper and economy mode but the
-// links, frugal's queries on z₁) go out as one batch before the first
-// answer is read; the rest go one at a time. With opt.Calibrate (and no
-// TokenScale) it first reads the layer's scale (Calibrate). When ctx is
-// done, or b fails, Recover returns an *Error naming the query and the
-// cause, with the trace of every answer received so far.
-func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
-	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
-		return learn(o, opt, nil, runtime.GOMAXPROCS(0))
-	})
-}
-
-// RecoverPaused is Recover(ctx, b, opt) calling pause at each checkpoint
-// of the learner (as LearnPaused; the calibration's few fits, if any, are
-// not paused), with Recover's numbers bit for bit.
-func RecoverPaused(ctx context.Context, b BlackBox, opt Options, pause Pause) (Result, error) {
-	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
-		return learnPaused(o, opt, pause)
-	})
-}
-
-// recoverBox is Recover with the learner run by run.
-func recoverBox(ctx context.Context, b BlackBox, opt Options, run func(source, Options) (Result, error)) (Result, error) {
-	if b == nil {
-		return Result{}, fmt.Errorf("recovery: nil black box")
-	}
-	if err := opt.validate(); err != nil {
-		return Result{}, err
-	}
-	var cal *Calibration
-	if opt.Calibrate && opt.TokenScale == 0 {
-		c, err := Calibrate(ctx, b, opt)
-		if err != nil {
-			return Result{Calibration: &c}, err
-		}
-		opt.TokenScale, cal = c.TokenScale, &c
-	}
-	batch, err := plannedBatch(opt)
-	if err != nil {
-		return Result{Calibration: cal}, err
-	}
-	bx := &boxSource{ctx: ctx, b: b, planned: batch}
-	res, err := run(source{box: bx}, opt)
-	res.Calibration = cal
-	return res, err
-}
-
-// PlannedBatch returns the queries Recover sends as its first batch: the
-// fixed part of opt's schedule, in the order the learner reads them.
-func PlannedBatch(opt Options) ([]Request, error) {
-	if err := opt.validate(); err != nil {
-		return nil, err
-	}
-	return plannedBatch(opt)
-}
-
-// plannedBatch makes the fixed schedule against a recorder that answers 0:
-// the schedule's queries do not depend on its answers.
-func plannedBatch(opt Options) ([]Request, error) {
-	rec := &boxSource{ctx: context.Background(), record: true}
-	l := newLearner(source{box: rec}, opt)
-	if err := l.askFixed(); err != nil {
-		return nil, err
-	}
-	return rec.asked, nil
 }
 
 // boxSource is a run's BlackBox with the batch it sends first.
@@ -212,40 +141,4 @@ func sameQuery(a, b Request) bool {
 		}
 	}
 	return true
-}
-
-// askBox makes the query of n copies of RF k's token a followed by its z
-// through the black box, recording a Big answer at the working precision.
-func (l *learner) askBox(k, n int) (float64, error) {
-	rf := &l.res.Trace.RFs[k]
-	q := Request{Tokens: make([][]float64, n+1)}
-	for i := 0; i < n; i++ {
-		q.Tokens[i] = rf.A
-	}
-	q.Tokens[n] = rf.Z
-	if l.x != nil {
-		q.Big = make([][]*big.Float, n+1)
-		for i := 0; i < n; i++ {
-			q.Big[i] = l.x.tokA[k]
-		}
-		q.Big[n] = l.x.tokZ[k]
-	}
-	a, err := l.o.box.answer(q)
-	if err == nil {
-		err = a.Err
-	}
-	if err != nil {
-		return 0, err
-	}
-	if l.x == nil {
-		return a.Y, nil
-	}
-	y := a.Big
-	if y == nil {
-		if math.IsNaN(a.Y) {
-			return a.Y, nil // reported by ask
-		}
-		y = new(big.Float).SetFloat64(a.Y)
-	}
-	return l.x.record(y), nil
 }

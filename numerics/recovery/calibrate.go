@@ -8,9 +8,6 @@ import (
 	"headlab/numerics/rational"
 )
 
-// MaxSpread is the largest Spread κ a run accepts.
-const MaxSpread = 1024
-
 // Calibration's constants. The log-poles p_h of a measurement have RMS
 // about κ for reference weights; a run resolves most often near the
 // default κ (MATH.md §4), so Calibrate scales the tokens until the RMS
@@ -23,23 +20,6 @@ const (
 	calibrationStep   = 2    // factor between the token scales tried when a probe fails
 	calibrationTries  = 11   // token scales tried: 1, 1/2, 2, 1/4, 4, …
 )
-
-// A Calibration is what Calibrate measured of a layer's scale.
-type Calibration struct {
-	// TokenScale is the Options.TokenScale to run with (1 for a layer at
-	// the reference scale).
-	TokenScale float64
-	// RMS is the RMS of the probed log-poles at the token scale Probed,
-	// Target the RMS at which a run resolves most often (the spread κ).
-	RMS, Target float64
-	// Probed is the token scale of the probes that measured RMS.
-	Probed float64
-	// Queries counts the black-box queries made. Those at token scale 1
-	// are the first queries of the run's own schedule in float64 (the
-	// same tokens bit for bit): a caching oracle answers them again for
-	// free.
-	Queries int
-}
 
 // Calibrate reads the scale of the layer behind b from the first RFs of
 // its schedule (the measurements on z₁ and u₁…u₄) and returns the token

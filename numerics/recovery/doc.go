@@ -32,9 +32,10 @@
 //
 // # Map of the files
 //
-// The algorithm in one screen is learner.run (learn.go): the schedule's
-// queries, the fits of the RFs on z_1, the measurements of the other
-// columns, the solve for the heads and its check (MATH.md §3).
+// learn.go is the top of the package: the entry points above, and below
+// them the algorithm in one screen, learner.run: the schedule's queries,
+// the fits of the RFs on z_1, the measurements of the other columns, the
+// solve for the heads and its check (MATH.md §3).
 //
 //   - The schedules, one interface (schedule.go: schedule, askFixed) and
 //     an implementation a file: paper.go (§3.3), economy.go and frugal.go
@@ -51,11 +52,13 @@
 //     linear solves), internal/label (choosing among labellings); plain.go
 //     (extended precision: every RF on its own) over ext.go and big.go (the
 //     numbers and oracles at the working precision).
-//   - The run's bookkeeping: schedule.go (the learner, its queries and the
-//     trace), rf.go (an RF's fit), check.go (the heads, their self-check,
-//     the trace relabelled), run.go (pauses and progress), trace.go (the
-//     Result and Trace), options.go (Options, Mode and the counts),
-//     precision.go (the precision a size needs).
+//   - The run's bookkeeping: schedule.go (the learner, its queries, its
+//     checkpoints and the trace), rf.go (an RF's fit), check.go (the
+//     heads, their self-check, the trace relabelled), run.go (Pause and
+//     Progress), trace.go (the Result, Trace and Calibration), options.go
+//     (Options, their limits, Mode and the counts), precision.go (the
+//     precision a size needs).
 //   - The black box: oracle.go (Oracle, LayerOracle), blackbox.go
-//     (BlackBox, Recover), calibrate.go (the layer's scale).
+//     (BlackBox, its requests and answers, the in-process Layer),
+//     calibrate.go (the layer's scale).
 package recovery

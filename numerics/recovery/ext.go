@@ -144,3 +144,11 @@ func roundAll(vs [][]*big.Float) [][]float64 {
 	}
 	return out
 }
+
+// bigFit is an RF's own fit in extended precision: per pole p = log ρ and
+// r = R/ρ, with their float64 roundings.
+type bigFit struct {
+	p, r   []*big.Float
+	pf, rf []float64
+	err    float64 // estimated error of p and of r relative to max |r| (perturbed)
+}

@@ -179,7 +179,7 @@ func TestColumnOneAlike(t *testing.T) {
 			for i, m := range Modes() {
 				opt := DefaultOptions(c.H, c.d)
 				opt.Mode, opt.Seed = m, s
-				l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
+				l := newRun(source{f: LayerOracle(layer, 0, 1)}, opt)
 				l.workers = 1
 				if err := l.askFixed(); err != nil {
 					t.Fatal(err)

@@ -1,6 +1,7 @@
 package recovery
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 )
@@ -24,6 +25,138 @@ func Learn(o Oracle, opt Options) (Result, error) {
 	return learn(source{f: o}, opt, nil, runtime.GOMAXPROCS(0))
 }
 
+// LearnBig is Learn in extended precision: opt.Precision > 0 is required,
+// and the oracle answers at that precision. It returns the same Result as
+// Learn (the float64 Layer, the trace, the counts) plus BigLayer, the heads
+// at the working precision; when the answers cannot be resolved at that
+// precision it returns an *Error, as Learn does.
+func LearnBig(o BigOracle, opt Options) (Result, error) {
+	if opt.Precision == 0 {
+		return Result{}, fmt.Errorf("recovery: LearnBig needs Options.Precision > 0 (0 is float64: use Learn)")
+	}
+	if o == nil {
+		return Result{}, fmt.Errorf("recovery: nil oracle")
+	}
+	return learn(source{big: o}, opt, nil, runtime.GOMAXPROCS(0))
+}
+
+// LearnPaused is Learn(o, opt) calling pause at each checkpoint; its
+// fits run on one goroutine, so that the pause sees the whole run.
+func LearnPaused(o Oracle, opt Options, pause Pause) (Result, error) {
+	if opt.Precision > 0 {
+		return Result{}, fmt.Errorf("recovery: precision %d bits needs LearnBigPaused and a BigOracle", opt.Precision)
+	}
+	return learnPaused(source{f: o}, opt, pause)
+}
+
+// LearnBigPaused is LearnBig(o, opt) calling pause at each checkpoint.
+func LearnBigPaused(o BigOracle, opt Options, pause Pause) (Result, error) {
+	if opt.Precision == 0 {
+		return Result{}, fmt.Errorf("recovery: LearnBigPaused needs Options.Precision > 0")
+	}
+	return learnPaused(source{big: o}, opt, pause)
+}
+
+// Recover learns the canonical heads behind the black box b, as Learn
+// (float64) or LearnBig (opt.Precision > 0) do, with the same numbers bit
+// for bit when b answers as their oracle does. The queries of the fixed
+// part of the schedule (every query of paper and economy mode but the
+// links, frugal's queries on z₁) go out as one batch before the first
+// answer is read; the rest go one at a time. With opt.Calibrate (and no
+// TokenScale) it first reads the layer's scale (Calibrate). When ctx is
+// done, or b fails, Recover returns an *Error naming the query and the
+// cause, with the trace of every answer received so far.
+func Recover(ctx context.Context, b BlackBox, opt Options) (Result, error) {
+	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
+		return learn(o, opt, nil, runtime.GOMAXPROCS(0))
+	})
+}
+
+// RecoverPaused is Recover(ctx, b, opt) calling pause at each checkpoint
+// of the learner (as LearnPaused; the calibration's few fits, if any, are
+// not paused), with Recover's numbers bit for bit.
+func RecoverPaused(ctx context.Context, b BlackBox, opt Options, pause Pause) (Result, error) {
+	return recoverBox(ctx, b, opt, func(o source, opt Options) (Result, error) {
+		return learnPaused(o, opt, pause)
+	})
+}
+
+// PlannedBatch returns the queries Recover sends as its first batch: the
+// fixed part of opt's schedule, in the order the learner reads them.
+func PlannedBatch(opt Options) ([]Request, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	return plannedBatch(opt)
+}
+
+func learnPaused(o source, opt Options, pause Pause) (res Result, err error) {
+	if pause == nil {
+		return learn(o, opt, nil, 1)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopped); !ok {
+				panic(p)
+			}
+			res, err = Result{}, ErrStopped
+		}
+	}()
+	return learn(o, opt, func(l *learner) {
+		if !pause(l.progress()) {
+			panic(stopped{}) // unwind the learner
+		}
+	}, 1)
+}
+
+// recoverBox is Recover with the learner run by run.
+func recoverBox(ctx context.Context, b BlackBox, opt Options, run func(source, Options) (Result, error)) (Result, error) {
+	if b == nil {
+		return Result{}, fmt.Errorf("recovery: nil black box")
+	}
+	if err := opt.validate(); err != nil {
+		return Result{}, err
+	}
+	var cal *Calibration
+	if opt.Calibrate && opt.TokenScale == 0 {
+		c, err := Calibrate(ctx, b, opt)
+		if err != nil {
+			return Result{Calibration: &c}, err
+		}
+		opt.TokenScale, cal = c.TokenScale, &c
+	}
+	batch, err := plannedBatch(opt)
+	if err != nil {
+		return Result{Calibration: cal}, err
+	}
+	bx := &boxSource{ctx: ctx, b: b, planned: batch}
+	res, err := run(source{box: bx}, opt)
+	res.Calibration = cal
+	return res, err
+}
+
+// plannedBatch makes the fixed schedule against a recorder that answers 0:
+// the schedule's queries do not depend on its answers.
+func plannedBatch(opt Options) ([]Request, error) {
+	rec := &boxSource{ctx: context.Background(), record: true}
+	l := newRun(source{box: rec}, opt)
+	if err := l.askFixed(); err != nil {
+		return nil, err
+	}
+	return rec.asked, nil
+}
+
+// schedules lists the implementation of every Mode.
+var schedules = [...]schedule{Paper: paper{}, Economy: economy{}, Frugal: frugal{}}
+
+// newRun returns the learner of a run against o with the schedule of
+// opt.Mode.
+func newRun(o source, opt Options) *learner {
+	l := newLearner(o, opt)
+	l.sched = schedules[opt.Mode]
+	return l
+}
+
 // learn is Learn or LearnBig with a pause called at every checkpoint of
 // the run (nil: none) and up to workers goroutines fitting at once (one
 // when paused); neither changes any number.
@@ -34,7 +167,7 @@ func learn(o source, opt Options, pause func(*learner), workers int) (Result, er
 	if o.box == nil && ((opt.Precision == 0 && o.f == nil) || (opt.Precision > 0 && o.big == nil)) {
 		return Result{}, fmt.Errorf("recovery: nil oracle")
 	}
-	l := newLearner(o, opt)
+	l := newRun(o, opt)
 	l.pause = pause
 	l.workers = 1
 	if pause == nil {

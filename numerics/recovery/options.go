@@ -3,15 +3,22 @@ package recovery
 import (
 	"fmt"
 	"math"
+
+	"headlab/numerics/internal/bigmath"
 )
 
-// Limits on the problem sizes Learn accepts. A run costs about H²d³
-// (the fits of the d columns); H = 4, d = 16 takes a few seconds natively,
-// and float64 resolves few runs beyond H = 5 (see cmd/accuracy): extended
-// precision (Options.Precision) goes to MaxHeadsExtended.
+// Limits on the options a run accepts (Options.validate). A run costs
+// about H²d³ (the fits of the d columns); H = 4, d = 16 takes a few seconds
+// natively, and float64 resolves few runs beyond H = 5 (see cmd/accuracy):
+// extended precision (Options.Precision, in bits of the big.Float
+// mantissa) goes to MaxHeadsExtended.
 const (
-	MaxWidth = 32 // largest token width d
-	MaxHeads = 8  // largest number of heads H (or bound H0) in float64
+	MaxWidth         = 32 // largest token width d
+	MaxHeads         = 8  // largest number of heads H (or bound H0) in float64
+	MaxHeadsExtended = 12 // largest H (or H0) when Options.Precision > 0
+	MinPrecision     = 64
+	MaxPrecision     = bigmath.MaxPrecision
+	MaxSpread        = 1024 // largest Spread κ
 )
 
 // Mode selects the query schedule. The modes are a closed set: Modes

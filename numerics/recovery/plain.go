@@ -27,14 +27,6 @@ import (
 // by more than matchTolerance), or the run is unresolved at this precision.
 const matchTolerance = 1e-6
 
-// bigFit is an RF's own fit in extended precision: per pole p = log ρ and
-// r = R/ρ, with their float64 roundings.
-type bigFit struct {
-	p, r   []*big.Float
-	pf, rf []float64
-	err    float64 // estimated error of p and of r relative to max |r| (perturbed)
-}
-
 // perturbBits is how many bits the perturbed refit of an RF drops from
 // its samples; answerBits is how many low bits of an answer the estimate
 // takes to be rounding error, generously (with 4, runs at 96 bits with

@@ -57,7 +57,7 @@ func TestModelMatchesLayer(t *testing.T) {
 	const H, d = 2, 3
 	layer := attention.Random(H, d, 5)
 	opt := DefaultOptions(H, d)
-	l := newLearner(source{f: LayerOracle(layer, 0, 1)}, opt)
+	l := newRun(source{f: LayerOracle(layer, 0, 1)}, opt)
 	if err := l.askFixed(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package recovery
 
 import (
 	"errors"
-	"fmt"
 )
 
 // Pause is a long run's checkpoint, called with the run's progress after
@@ -16,44 +15,8 @@ type Pause func(Progress) bool
 // ErrStopped is the error of a run its Pause stopped.
 var ErrStopped = errors.New("recovery: the run was stopped")
 
-// LearnPaused is Learn(o, opt) calling pause at each checkpoint; its
-// fits run on one goroutine, so that the pause sees the whole run.
-func LearnPaused(o Oracle, opt Options, pause Pause) (Result, error) {
-	if opt.Precision > 0 {
-		return Result{}, fmt.Errorf("recovery: precision %d bits needs LearnBigPaused and a BigOracle", opt.Precision)
-	}
-	return learnPaused(source{f: o}, opt, pause)
-}
-
-// LearnBigPaused is LearnBig(o, opt) calling pause at each checkpoint.
-func LearnBigPaused(o BigOracle, opt Options, pause Pause) (Result, error) {
-	if opt.Precision == 0 {
-		return Result{}, fmt.Errorf("recovery: LearnBigPaused needs Options.Precision > 0")
-	}
-	return learnPaused(source{big: o}, opt, pause)
-}
-
 // stopped unwinds the learner of a run its pause stopped.
 type stopped struct{}
-
-func learnPaused(o source, opt Options, pause Pause) (res Result, err error) {
-	if pause == nil {
-		return learn(o, opt, nil, 1)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(stopped); !ok {
-				panic(p)
-			}
-			res, err = Result{}, ErrStopped
-		}
-	}()
-	return learn(o, opt, func(l *learner) {
-		if !pause(l.progress()) {
-			panic(stopped{}) // unwind the learner
-		}
-	}, 1)
-}
 
 // Progress is how far a run has got.
 type Progress struct {
@@ -101,28 +64,4 @@ func plannedQueries(opt Options) int {
 		q += BiasQueries(opt.Mode, opt.Heads, opt.Width)
 	}
 	return q
-}
-
-// tick is a checkpoint of the run: it calls the pause, if any.
-func (l *learner) tick() {
-	if l.pause != nil {
-		l.pause(l)
-	}
-}
-
-// progress reports the learner's progress.
-func (l *learner) progress() Progress {
-	p := Progress{Queries: l.res.Queries, Planned: max(l.planned, l.res.Queries),
-		Columns: l.columns, Width: l.d, Final: l.stage == stageFinal}
-	f := shareQueries * float64(p.Queries) / float64(max(1, p.Planned))
-	switch l.stage {
-	case stageColumnOne:
-		f = shareQueries + shareColumnOne*float64(l.links)/float64(l.d)
-	case stageColumns:
-		f = shareQueries + shareColumnOne + shareColumns*float64(l.columns-1)/float64(max(1, l.d-1))
-	case stageFinal:
-		f = shareQueries + shareColumnOne + shareColumns
-	}
-	p.Fraction = min(f, 1)
-	return p
 }

@@ -3,6 +3,7 @@ package recovery
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -53,7 +54,7 @@ type learner struct {
 
 func newLearner(o source, opt Options) *learner {
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x6c6561726e6572)) // "learner"
-	l := &learner{o: o, opt: opt, sched: schedules[opt.Mode], d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
+	l := &learner{o: o, opt: opt, d: opt.Width, h0: opt.Heads, eps: opt.epsilon()}
 	l.planned = plannedQueries(opt)
 	if opt.Precision > 0 {
 		// The same draws, orthonormalised at the working precision; the
@@ -197,9 +198,6 @@ type schedule interface {
 	bigColumn(l *learner, hc, j int, rs float64) error
 }
 
-// schedules lists the implementation of every Mode.
-var schedules = [...]schedule{Paper: paper{}, Economy: economy{}, Frugal: frugal{}}
-
 // askFixed makes every query of the schedule that does not depend on an
 // answer (MATH.md §3.3, §3.4). The RFs with z = z_1 come first: M_11 with
 // n = 0…2H, then M_i1 and the link RF(z_1, u_1+u_i), which share the
@@ -310,4 +308,64 @@ func (l *learner) takeConstant() {
 // sigma is the noise model of an answer y.
 func (l *learner) sigma(y float64) float64 {
 	return float64(l.eps*(math.Abs(y)+l.s)) + math.SmallestNonzeroFloat64
+}
+
+// tick is a checkpoint of the run: it calls the pause, if any.
+func (l *learner) tick() {
+	if l.pause != nil {
+		l.pause(l)
+	}
+}
+
+// progress reports the learner's progress.
+func (l *learner) progress() Progress {
+	p := Progress{Queries: l.res.Queries, Planned: max(l.planned, l.res.Queries),
+		Columns: l.columns, Width: l.d, Final: l.stage == stageFinal}
+	f := shareQueries * float64(p.Queries) / float64(max(1, p.Planned))
+	switch l.stage {
+	case stageColumnOne:
+		f = shareQueries + shareColumnOne*float64(l.links)/float64(l.d)
+	case stageColumns:
+		f = shareQueries + shareColumnOne + shareColumns*float64(l.columns-1)/float64(max(1, l.d-1))
+	case stageFinal:
+		f = shareQueries + shareColumnOne + shareColumns
+	}
+	p.Fraction = min(f, 1)
+	return p
+}
+
+// askBox makes the query of n copies of RF k's token a followed by its z
+// through the black box, recording a Big answer at the working precision.
+func (l *learner) askBox(k, n int) (float64, error) {
+	rf := &l.res.Trace.RFs[k]
+	q := Request{Tokens: make([][]float64, n+1)}
+	for i := 0; i < n; i++ {
+		q.Tokens[i] = rf.A
+	}
+	q.Tokens[n] = rf.Z
+	if l.x != nil {
+		q.Big = make([][]*big.Float, n+1)
+		for i := 0; i < n; i++ {
+			q.Big[i] = l.x.tokA[k]
+		}
+		q.Big[n] = l.x.tokZ[k]
+	}
+	a, err := l.o.box.answer(q)
+	if err == nil {
+		err = a.Err
+	}
+	if err != nil {
+		return 0, err
+	}
+	if l.x == nil {
+		return a.Y, nil
+	}
+	y := a.Big
+	if y == nil {
+		if math.IsNaN(a.Y) {
+			return a.Y, nil // reported by ask
+		}
+		y = new(big.Float).SetFloat64(a.Y)
+	}
+	return l.x.record(y), nil
 }

@@ -192,3 +192,20 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// A Calibration is what Calibrate measured of a layer's scale.
+type Calibration struct {
+	// TokenScale is the Options.TokenScale to run with (1 for a layer at
+	// the reference scale).
+	TokenScale float64
+	// RMS is the RMS of the probed log-poles at the token scale Probed,
+	// Target the RMS at which a run resolves most often (the spread κ).
+	RMS, Target float64
+	// Probed is the token scale of the probes that measured RMS.
+	Probed float64
+	// Queries counts the black-box queries made. Those at token scale 1
+	// are the first queries of the run's own schedule in float64 (the
+	// same tokens bit for bit): a caching oracle answers them again for
+	// free.
+	Queries int
+}
