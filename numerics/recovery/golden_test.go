@@ -38,16 +38,9 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					d.Add(-1)
 				}
-				for _, h := range res.Layer {
-					d.Add(h.W.RawMatrix().Data...)
-					d.Add(h.V.RawVector().Data...)
-				}
+				addLayer(&d, res)
 				for _, rf := range res.Trace.RFs {
-					d.Add(rf.F...)
-					d.Add(rf.P...)
-					d.Add(rf.R...)
-					d.Add(rf.HeadP...)
-					d.Add(rf.HeadR...)
+					addRF(&d, rf)
 					d.Add(rf.Fit.Cond, rf.C)
 				}
 			}
@@ -104,16 +97,9 @@ func TestGoldenBig(t *testing.T) {
 					}
 					d.AddBig(h.V...)
 				}
-				for _, h := range res.Layer {
-					d.Add(h.W.RawMatrix().Data...)
-					d.Add(h.V.RawVector().Data...)
-				}
+				addLayer(&d, res)
 				for _, rf := range res.Trace.RFs {
-					d.Add(rf.F...)
-					d.Add(rf.P...)
-					d.Add(rf.R...)
-					d.Add(rf.HeadP...)
-					d.Add(rf.HeadR...)
+					addRF(&d, rf)
 					d.Add(rf.C)
 				}
 			}
@@ -140,6 +126,24 @@ func TestGoldenBig(t *testing.T) {
 			digest.Check(t, "bigruns", &d)
 		})
 	}
+}
+
+// addLayer adds the float64 heads of res to d.
+func addLayer(d *digest.Digest, res Result) {
+	for _, h := range res.Layer {
+		d.Add(h.W.RawMatrix().Data...)
+		d.Add(h.V.RawVector().Data...)
+	}
+}
+
+// addRF adds the samples of rf, its fitted poles and residues, and the
+// heads' to d.
+func addRF(d *digest.Digest, rf RF) {
+	d.Add(rf.F...)
+	d.Add(rf.P...)
+	d.Add(rf.R...)
+	d.Add(rf.HeadP...)
+	d.Add(rf.HeadR...)
 }
 
 // TestBigLayerOracle checks the extended oracle against the float64 one

@@ -372,16 +372,7 @@ func decimalSyntax(s string) (digits int, ok bool) {
 		i++
 	}
 	mant, lead := 0, true
-	for i < n && s[i] >= '0' && s[i] <= '9' {
-		if s[i] != '0' || !lead {
-			lead = false
-			digits++
-		}
-		mant++
-		i++
-	}
-	if i < n && s[i] == '.' {
-		i++
+	mantissa := func() { // a run of digits of the mantissa
 		for i < n && s[i] >= '0' && s[i] <= '9' {
 			if s[i] != '0' || !lead {
 				lead = false
@@ -390,6 +381,11 @@ func decimalSyntax(s string) (digits int, ok bool) {
 			mant++
 			i++
 		}
+	}
+	mantissa()
+	if i < n && s[i] == '.' {
+		i++
+		mantissa()
 	}
 	if mant == 0 {
 		return 0, false
