@@ -266,6 +266,7 @@ func TestCanvasBuilds(t *testing.T) {
 		{"#v=1&scene=recovery&H=1&d=1", "full"},
 		{"#v=1&scene=transformer", "full"},
 		{"#v=1&scene=nosuchscene", "lean"}, // opens Attention
+		{"#v=1&run=AAAA", "full"},          // a run opens Recovery's replay (this one is refused)
 	} {
 		tb.load(h.base + v.link)
 		if got := eval[string](tb, build); got != v.want {

@@ -2,7 +2,7 @@
 // inside the page's iframe. There are two builds of it (wasm/README.md,
 // "Two builds of the canvas"): the full one, which is the compute worker's
 // program too, for a page that opens on a scene that computes at once, and
-// one without the compute loop's numerics (the nocompute tag), a sixth
+// one without the compute loop's numerics (the nocompute tag), an eighth
 // smaller, for the chooser and the Attention scene, whose compute worker,
 // if a later scene wants one, fetches wasm/computeworker instead. The full
 // build's compiled module goes to the compute worker's client (compute.js),
@@ -12,14 +12,16 @@
 "use strict";
 (function () {
   // The scenes that start a computation as they open: a link to one of
-  // them boots the full build; a link-less visit (the chooser) or a link to
-  // any other scene (web/link opens Attention for a scene it does not know)
-  // boots the lean one. The link is the page's, read as boot.js reads it.
+  // them, or one that carries a recorded run (which opens Recovery's
+  // replay), boots the full build; a link-less visit (the chooser) or a
+  // link to any other scene (web/link opens Attention for a scene it does
+  // not know) boots the lean one. The link is the page's, read as boot.js
+  // reads it.
   const COMPUTING = ["atoms", "recovery", "transformer"];
   let full = true; // the build that serves any view
   try {
-    const hash = window.parent.location.hash.replace(/^#/, "");
-    full = hash !== "" && COMPUTING.includes(new URLSearchParams(hash).get("scene"));
+    const p = new URLSearchParams(window.parent.location.hash.replace(/^#/, ""));
+    full = COMPUTING.includes(p.get("scene")) || p.has("run");
   } catch (err) {
     // A parent of another origin: the full build.
   }
