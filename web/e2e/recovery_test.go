@@ -151,6 +151,16 @@ func recoveryLinks(tb *tab) {
 			if txt := eval[string](tb, `document.getElementById("rec-step-text").textContent`); !strings.HasPrefix(txt, fmt.Sprintf("step %d of %d", end.Steps/2, end.Steps)) {
 				tb.tb.Errorf("%s: the panel says %q", what, txt)
 			}
+			// The counter counts the step's queries while stepping, and the
+			// whole run's in the result view, whatever the step.
+			const used = `document.querySelector("#rec-counter dd").textContent`
+			if txt, want := eval[string](tb, used), fmt.Sprintf("%d of %d", end.Steps/2, end.Steps); txt != want {
+				tb.tb.Errorf("%s step %d: the counter says %q queries used, want %q", what, end.Steps/2, txt, want)
+			}
+			recoveryOpen(tb, fmt.Sprintf("%s&step=%d&view=result", base, end.Steps/2))
+			if txt, want := eval[string](tb, used), fmt.Sprintf("%d of %d", end.Steps, end.Steps); txt != want {
+				tb.tb.Errorf("%s, result view at step %d: the counter says %q queries used, want %q", what, end.Steps/2, txt, want)
+			}
 		}
 	}
 }

@@ -145,17 +145,23 @@ export function recovery() {
     steps.sync(f, "step " + f.step + " of " + f.steps + (f.rf ? " · " + f.rf.name : ""));
 
     const bias = f.biases ? f.biases.queries : 0;
-    const counter = [f.queries, f.steps, f.bound, f.economy, f.frugal, f.information, f.maxLength, f.lengthBound, bias].join(",");
+    // Stepping counts the queries up to the step shown; the other views
+    // show the whole run, so they count all of its queries (once it has
+    // run: runQueries and runMaxLength are the whole run's).
+    const stepping = s.view === "steps" || typeof f.runMaxLength !== "number";
+    const used = stepping ? f.queries : f.runQueries;
+    const longest = stepping ? f.maxLength : f.runMaxLength;
+    const counter = [used, f.steps, f.bound, f.economy, f.frugal, f.information, longest, f.lengthBound, bias].join(",");
     if (counter !== els.counterKey) {
       els.counterKey = counter;
       els.counter.replaceChildren(
-        ...row("queries used", f.queries + " of " + f.steps),
+        ...row("queries used", used + " of " + f.steps),
         ...row("the paper's 4Hd² − 2H + 1", f.bound),
         ...row("economy 2H(d² + d − 1) + 1", f.economy),
         ...row("frugal 2H(2d−1)+1+(H+1)(d²−d)", f.frugal),
         ...row("information bound H(d² + d)", f.information),
         ...(bias ? row("biases c_h, C: F(0) and a column on −z_1", "+" + bias) : []),
-        ...row("longest query", f.maxLength + " of 2H + 1 = " + f.lengthBound));
+        ...row("longest query", longest + " of 2H + 1 = " + f.lengthBound));
     }
 
     const prog = typeof f.progress === "number" ? f.progress : s.view === "sweep" && f.sweep ? f.sweep.progress : null;
