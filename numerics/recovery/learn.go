@@ -90,6 +90,9 @@ func PlannedBatch(opt Options) ([]Request, error) {
 	return plannedBatch(opt)
 }
 
+// learnPaused is learn on one goroutine, calling pause with the run's
+// Progress at every checkpoint: a pause that returns false unwinds the
+// learner, and the run returns ErrStopped.
 func learnPaused(o source, opt Options, pause Pause) (res Result, err error) {
 	if pause == nil {
 		return learn(o, opt, nil, 1)
