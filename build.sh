@@ -136,8 +136,11 @@ build() {
   say "compiling the figures worker (GOOS=js GOARCH=wasm)"
   GOOS=js GOARCH=wasm "$GO" build "${WASM_FLAGS[@]}" -o "$OUT/figures.wasm" ./wasm/figures
   say "assembling $SITE"
+  # The offline copy keeps the full canvas only: offline, the page boots it
+  # in the lean one's place, and the compute worker runs it too.
   "$GO" run ./web/cmd/site -out "$SITE" -wasm "canvas=$OUT/canvas.wasm" -wasm "canvas-lean=$OUT/canvas-lean.wasm" \
-    -wasm "computeworker=$OUT/computeworker.wasm" -wasm "figures=$OUT/figures.wasm" "$@"
+    -wasm "computeworker=$OUT/computeworker.wasm" -wasm "figures=$OUT/figures.wasm" \
+    -online canvas-lean -online computeworker "$@"
 }
 
 serve() {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 	"headlab/numerics/experiment"
 	"headlab/wasm/scene"
 	"headlab/web/link"
+	"headlab/web/server"
 )
 
 // computeTimeout bounds a wait for the compute worker: generous, because a
@@ -294,10 +297,64 @@ func TestCanvasBuilds(t *testing.T) {
 	if n := eval[int](tb, computeJS+".fetched"); n != 1 {
 		t.Errorf("%d workers fetched the compute program themselves, want 1 (the first; it posts its module back)", n)
 	}
+	if got := eval[[]string](tb, computeJS+".programs"); !slices.Equal(got, []string{"computeworker"}) {
+		t.Errorf("the workers that fetched ran %q, want [computeworker]", got)
+	}
 	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
 		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
 	}
 	t.Logf("console: %v", tb.takeProblems())
+}
+
+// TestCanvasFallback serves the site without what the offline copy leaves
+// out (web/cmd/site -online): first without the lean canvas, and the
+// chooser boots the full one; then without the compute worker's own
+// program, and a page that booted the lean canvas computes all the same,
+// its worker running the full canvas's wasm, with the native run's numbers
+// bit for bit.
+func TestCanvasFallback(t *testing.T) {
+	tb := newTab(t)
+	const build = `document.getElementById("canvas").contentWindow.headlabCanvasBuild`
+	tb.load(siteWithout(t, "/canvas-lean."))
+	if got := eval[string](tb, build); got != "full" {
+		t.Errorf("the chooser without the lean canvas booted the %q canvas, want full", got)
+	}
+	tb.load(siteWithout(t, "/computeworker.") + "#v=1&scene=attention&H=2&d=2")
+	if got := eval[string](tb, build); got != "lean" {
+		t.Fatalf("the attention link booted the %q canvas, want lean", got)
+	}
+	const next = "#v=1&scene=recovery&H=2&d=3&seed=8201&view=result"
+	eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(next)))
+	tb.pollFor("the run", `!headlab.facts().computing && headlab.link().includes("seed=8201")`)
+	if f := recoveryFactsOf(tb); f.Failed != nil || f.Error == nil || *f.Error > 1e-6 {
+		t.Errorf("the run without the compute program: failed %+v, error %v", f.Failed, f.Error)
+	}
+	if got := eval[[]string](tb, computeJS+".programs"); !slices.Equal(got, []string{"canvas"}) {
+		t.Errorf("the workers ran %q, want [canvas] (the compute program is missing)", got)
+	}
+	if d := sameFacts(canvasFacts(tb), nativeFacts(tb, next)); len(d) > 0 {
+		t.Errorf("the page's facts differ from the native run:\n  %s", strings.Join(d, "\n  "))
+	}
+	t.Logf("console: %v", tb.takeProblems())
+}
+
+// siteWithout serves the site as the suite's server does, but answers 404
+// for every path that starts with prefix, and returns its address.
+func siteWithout(t *testing.T, prefix string) string {
+	t.Helper()
+	handler, err := server.New(h.site, server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(withoutServiceWorker(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, prefix) {
+			http.NotFound(w, r)
+			return
+		}
+		handler.ServeHTTP(w, r)
+	})))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
 }
 
 // csvTable returns the rows (header first) of the table named name among a

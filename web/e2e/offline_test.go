@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -149,6 +152,19 @@ func TestOffline(t *testing.T) {
 			t.Errorf("offline export: %q", shorten(svg, 80))
 		}
 		tb.noProblems("offline")
+		// The chooser offline: the copy holds neither the lean canvas nor
+		// the compute worker's own program (web/cmd/site -online), so the
+		// page boots the full canvas, whose wasm the worker runs too.
+		tb.load(base)
+		if got := eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvasBuild`); got != "full" {
+			t.Errorf("offline the chooser booted the %q canvas, want full", got)
+		}
+		eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(lnk)))
+		tb.waitFor("the run offline", `!headlab.facts().computing && location.hash === headlab.link()`)
+		if off := eval[offlineState](tb, offlineStateJS); !reflect.DeepEqual(off.Facts, online.Facts) {
+			t.Errorf("offline from the chooser the view differs:\n online %v\noffline %v", online.Facts, off.Facts)
+		}
+		t.Logf("console: %v", tb.takeProblems())
 	})
 
 	t.Run("new build", func(t *testing.T) {
@@ -189,10 +205,24 @@ func deploy(t *testing.T, out string) {
 	if len(wasms) == 0 {
 		t.Fatalf("no wasm in %s", h.site)
 	}
+	// The programs the suite's site leaves out of its offline copy
+	// (web/cmd/site -online) are left out of the new build's too.
+	sw, err := os.ReadFile(filepath.Join(h.site, "sw.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`const FILES = (\[.*\]);`).FindSubmatch(sw)
+	var saved [][2]string
+	if m == nil || json.Unmarshal(m[1], &saved) != nil {
+		t.Fatalf("%s/sw.js holds no list of files", h.site)
+	}
 	tmp := t.TempDir()
 	var args []string
 	for _, w := range wasms {
 		name := regexp.MustCompile(`\.[0-9a-f]{12}\.wasm$`).ReplaceAllString(filepath.Base(w), "")
+		if !slices.ContainsFunc(saved, func(f [2]string) bool { return f[0] == filepath.Base(w) }) {
+			args = append(args, "-online", name)
+		}
 		b, err := os.ReadFile(w)
 		if err != nil {
 			t.Fatal(err)

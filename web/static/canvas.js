@@ -4,9 +4,11 @@
 // program too, for a page that opens on a scene that computes at once, and
 // one without the compute loop's numerics (the nocompute tag), an eighth
 // smaller, for the chooser and the Attention scene, whose compute worker,
-// if a later scene wants one, fetches wasm/computeworker instead. The full
-// build's compiled module goes to the compute worker's client (compute.js),
-// so the worker neither fetches nor compiles it again. The wasm names carry
+// if a later scene wants one, fetches wasm/computeworker instead; a page
+// that cannot load the lean build (the offline copy leaves it out) boots
+// the full one. The full build's compiled module goes to the compute
+// worker's client (compute.js), so the worker neither fetches nor compiles
+// it again. The wasm names carry
 // a hash of their content; the site builder writes them in place of the
 // placeholders below.
 "use strict";
@@ -25,7 +27,8 @@
   } catch (err) {
     // A parent of another origin: the full build.
   }
-  const url = full ? "../__WASM_canvas__" : "../__WASM_canvas-lean__";
+  const fullURL = "../__WASM_canvas__";
+  const url = full ? fullURL : "../__WASM_canvas-lean__";
   // Which build runs, for the tests (web/e2e).
   window.headlabCanvasBuild = full ? "full" : "lean";
   const go = new Go();
@@ -74,13 +77,29 @@
   window.addEventListener("focus", chain);
   window.addEventListener("blur", chain);
   chain();
-  if (WebAssembly.instantiateStreaming) {
-    WebAssembly.instantiateStreaming(fetch(url), go.importObject).then(start).catch((err) => {
-      // Some static hosts serve .wasm with the wrong type: fall back.
-      fetch(url).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject)).then(start).catch(fail);
+  // load compiles and instantiates the program at u: streaming where the
+  // browser can, else (or when a static host serves .wasm with the wrong
+  // type) from the fetched bytes.
+  const viaBuffer = (u) => fetch(u).then((r) => {
+    if (!r.ok) throw new Error("HTTP " + r.status);
+    return r.arrayBuffer();
+  }).then((b) => WebAssembly.instantiate(b, go.importObject));
+  const load = (u) => !WebAssembly.instantiateStreaming ? viaBuffer(u) :
+    WebAssembly.instantiateStreaming(fetch(u), go.importObject).catch((err) => {
       console.warn("streaming compile failed, retried:", String(err));
+      return viaBuffer(u);
     });
-  } else {
-    fetch(url).then((r) => r.arrayBuffer()).then((b) => WebAssembly.instantiate(b, go.importObject)).then(start).catch(fail);
+  // The lean build is not in the offline copy (web/cmd/site -online): a
+  // page that cannot load it, offline or from a host without it, boots the
+  // full build, which serves every view.
+  let loaded = load(url);
+  if (!full) {
+    loaded = loaded.catch((err) => {
+      console.warn("headlab: the lean canvas could not load (" + String(err) + "); booting the full one");
+      full = true;
+      window.headlabCanvasBuild = "full";
+      return load(fullURL);
+    });
   }
+  loaded.then(start).catch(fail);
 })();

@@ -9,18 +9,24 @@
 // first worker fetches and compiles wasm/computeworker, whose module the
 // ready message carries back for any worker started after one died
 // (wasm/README.md, "Two builds of the canvas"). The ready message says how
-// the program came ({op: "ready", via: "module" or "fetch"}). Messages go
+// the program came ({op: "ready", via: "module" or "fetch"}, and after a
+// fetch which: program "computeworker" or "canvas"). Messages go
 // to the program once it is ready; if the program ends (a panic kills it),
-// the worker says so ({op: "dead", error}) and closes. The site builder
-// writes the wasm's hashed name in place of the placeholder below.
+// the worker says so ({op: "dead", error}) and closes. Where
+// wasm/computeworker cannot be fetched (offline: the offline copy leaves
+// it out), the worker runs the full canvas's wasm instead, which starts the
+// same loop where there is no document. The site builder writes the wasm
+// names in place of the placeholders below.
 "use strict";
 importScripts("wasm_exec.js");
 
 const url = "../__WASM_computeworker__";
+const fallbackURL = "../__WASM_canvas__";
 const queued = [];
 let booted = false;
 let via = ""; // how the program came: "module" (handed over) or "fetch"
 let compiled = null; // the module compiled here after a fetch, for the page
+let program = ""; // after a fetch: "computeworker", or "canvas" in its place
 let ready = false;
 let dead = false;
 
@@ -49,6 +55,7 @@ self.postMessage = (msg, transfer) => {
     ready = true;
     msg.via = via;
     if (compiled) msg.module = compiled;
+    if (program) msg.program = program;
     for (const m of queued.splice(0)) self.headlabComputeMessage(m);
   }
   try {
@@ -88,13 +95,22 @@ function instantiate(module) {
     return WebAssembly.instantiate(module, go.importObject).then(run);
   }
   via = "fetch";
-  const viaBuffer = () => fetch(url).then((r) => {
+  const viaBuffer = (u) => fetch(u).then((r) => {
     if (!r.ok) throw new Error("fetching the compute program: HTTP " + r.status);
     return r.arrayBuffer();
   }).then((b) => WebAssembly.instantiate(b, go.importObject));
-  const inst = WebAssembly.instantiateStreaming
-    ? WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(viaBuffer)
-    : viaBuffer();
+  const load = (u) => WebAssembly.instantiateStreaming
+    ? WebAssembly.instantiateStreaming(fetch(u), go.importObject).catch(() => viaBuffer(u))
+    : viaBuffer(u);
+  // The compute program is not in the offline copy (web/cmd/site -online):
+  // without it, the full canvas, which runs the same loop where there is
+  // no document, and which the offline copy keeps.
+  program = "computeworker";
+  const inst = load(url).catch((err) => {
+    console.warn("headlab: the compute program could not load (" + String(err) + "); running the full canvas's");
+    program = "canvas";
+    return load(fallbackURL);
+  });
   return inst.then((result) => {
     compiled = result.module;
     return run(result.instance);

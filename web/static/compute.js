@@ -23,6 +23,9 @@
 //	fetched                workers that fetched and compiled the compute
 //	                       program themselves, for want of a module (none
 //	                       under the full canvas; the first under the other)
+//	programs               the programs the workers that fetched ran:
+//	                       "computeworker", or "canvas" where it could not
+//	                       be fetched (offline)
 //	startMs                each worker's start-up: ms from its creation to
 //	                       its program's ready message
 //	wasmBytes              the worker program's linear memory, in bytes, as
@@ -86,6 +89,7 @@
       if (msg.op === "ready") {
         if (msg.via !== "module") api.fetched++;
         if (!api.module && msg.module instanceof WebAssembly.Module) api.module = msg.module;
+        if (msg.program) api.programs.push(msg.program);
         api.startMs.push(performance.now() - t0);
         return;
       }
@@ -116,6 +120,7 @@
     started: 0,
     restarts: 0,
     fetched: 0,
+    programs: [],
     startMs: [],
     wasmBytes: 0,
     start(key, job, kind) {

@@ -33,6 +33,7 @@ type config struct {
 	cache  string     // folder of compressed variants; empty: <root>/build/cache
 	plain  bool       // write no compressed variants (a quick build for tests)
 	url    string     // the address the site is served at, for oEmbed; empty: none
+	online []string   // wasm names the offline copy leaves out
 }
 
 // wasmFile is one -wasm flag.
@@ -165,7 +166,11 @@ func build(cfg config) (*summary, error) {
 		return nil, err
 	}
 	slices.SortFunc(files, func(a, b *entry) int { return strings.Compare(a.rel, b.rel) })
-	if files, err = addServiceWorker(root, files); err != nil {
+	online, err := onlineFiles(files, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if files, err = addServiceWorker(root, files, online); err != nil {
 		return nil, err
 	}
 	for _, e := range files {
@@ -557,11 +562,30 @@ func removeStale(out string, files []*entry) error {
 	return nil
 }
 
+// onlineFiles returns the names in the site of the wasm programs that
+// cfg.online names, each of which must be a -wasm program.
+func onlineFiles(files []*entry, cfg config) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, name := range cfg.online {
+		if !slices.ContainsFunc(cfg.wasm, func(w wasmFile) bool { return w.name == name }) {
+			return nil, fmt.Errorf("site: -online %s names no -wasm program", name)
+		}
+		for _, e := range files {
+			if strings.HasPrefix(e.rel, name+".") && strings.HasSuffix(e.rel, ".wasm") && !strings.Contains(e.rel, "/") &&
+				len(e.rel) == len(name)+1+hashHexDigits+len(".wasm") {
+				out[e.rel] = true
+			}
+		}
+	}
+	return out, nil
+}
+
 // addServiceWorker adds sw.js, the service worker (web/sw.js), at the
 // site's root, with the build's files and their hashes written in: the
-// list it precaches, and a build name made from them, so that any change
-// of any file is a new service worker. Without web/sw.js the site has none.
-func addServiceWorker(root string, files []*entry) ([]*entry, error) {
+// list it precaches (every file but those of online), and a build name
+// made from all of them, so that any change of any file is a new service
+// worker. Without web/sw.js the site has none.
+func addServiceWorker(root string, files []*entry, online map[string]bool) ([]*entry, error) {
 	tmpl, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(swSrc)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return files, nil
@@ -576,7 +600,9 @@ func addServiceWorker(root string, files []*entry) ([]*entry, error) {
 			return nil, fmt.Errorf("site: %s clashes with the service worker made from %s", e.rel, swSrc)
 		}
 		sum := sha256.Sum256(e.data)
-		list = append(list, [2]string{e.rel, "sha256-" + base64.StdEncoding.EncodeToString(sum[:])})
+		if !online[e.rel] {
+			list = append(list, [2]string{e.rel, "sha256-" + base64.StdEncoding.EncodeToString(sum[:])})
+		}
 		fmt.Fprintf(all, "%s %x\n", e.rel, sum)
 	}
 	precache, err := json.Marshal(list)

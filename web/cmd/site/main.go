@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-cache DIR] [-plain] [-url URL]
+//	go run ./web/cmd/site -out build/site -wasm build/canvas.wasm [-wasm NAME=PATH]... [-online NAME]... [-cache DIR] [-plain] [-url URL]
 //
 // From the repository root (the folder holding go.mod, found by walking up
 // from the working directory, or -root) it copies index.html and everything
@@ -28,7 +28,10 @@
 //
 // It writes sw.js at the site's root from web/sw.js, the service worker
 // that keeps the page working offline, with the list of the site's files
-// and their SHA-256 hashes written in (see addServiceWorker).
+// and their SHA-256 hashes written in (see addServiceWorker): every file
+// but the wasm programs named by -online, which the page does without
+// offline (the canvas built without the compute loop, which falls back on
+// the full build).
 //
 // With -url, the address the site will be served at, it writes
 // oembed.json beside index.html and fills in index.html's oEmbed discovery
@@ -70,8 +73,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cfg.wasm = append(cfg.wasm, w)
 		return nil
 	})
+	fset.Func("online", "`NAME` of a -wasm program the offline copy leaves out, which the page manages without offline (repeatable)", func(s string) error {
+		cfg.online = append(cfg.online, s)
+		return nil
+	})
 	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-root DIR] [-goroot DIR] [-cache DIR] [-plain] [-url URL]")
+		fmt.Fprintln(stderr, "usage: site -out DIR [-wasm [NAME=]PATH]... [-online NAME]... [-root DIR] [-goroot DIR] [-cache DIR] [-plain] [-url URL]")
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,36 @@ func TestServiceWorker(t *testing.T) {
 	r.build(t, "-plain")
 	if build2, _ := precacheOf(t, r.out); build2 == build1 {
 		t.Errorf("a changed wasm kept the build name %s", build1)
+	}
+}
+
+// TestServiceWorkerOnline checks -online: the wasm programs it names are
+// left out of the list the service worker saves, and count in the build's
+// name all the same; a name that is no -wasm program is an error.
+func TestServiceWorkerOnline(t *testing.T) {
+	r := newRepo(t)
+	writeFile(t, filepath.Join(r.root, "web", "sw.js"), []byte("const BUILD = \"__HEADLAB_BUILD__\";\nconst FILES = __HEADLAB_PRECACHE__;\n"))
+	lean := filepath.Join(r.root, "build", "lean.wasm")
+	writeFile(t, lean, fakeWasm("lean v1"))
+	r.build(t, "-plain", "-wasm", "canvas-lean="+lean, "-online", "canvas-lean")
+	build1, files := precacheOf(t, r.out)
+	leanName := hashedName("canvas-lean", fakeWasm("lean v1"))
+	if _, err := os.Stat(filepath.Join(r.out, leanName)); err != nil {
+		t.Fatalf("the online program is not in the site: %v", err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, f[0])
+	}
+	if slices.Contains(names, leanName) || !slices.Contains(names, hashedName("canvas", fakeWasm("v1"))) {
+		t.Errorf("precached %q: want the canvas and not %s", names, leanName)
+	}
+	writeFile(t, lean, fakeWasm("lean v2"))
+	r.build(t, "-plain", "-wasm", "canvas-lean="+lean, "-online", "canvas-lean")
+	if build2, _ := precacheOf(t, r.out); build2 == build1 {
+		t.Errorf("a changed online program kept the build name %s", build1)
+	}
+	if out, code := r.run(t, "-plain", "-online", "nosuch"); code == 0 || !strings.Contains(out, "-online nosuch names no -wasm program") {
+		t.Errorf("-online of an unknown name: exit %d, %s", code, out)
 	}
 }
