@@ -4,13 +4,12 @@
 // program too, for a page that opens on a scene that computes at once, and
 // one without the compute loop's numerics (the nocompute tag), an eighth
 // smaller, for the chooser and the Attention scene, whose compute worker,
-// if a later scene wants one, fetches wasm/computeworker instead; a page
+// if a later scene wants one, fetches wasm/computeworker instead. A page
 // that cannot load the lean build (the offline copy leaves it out) boots
 // the full one. The full build's compiled module goes to the compute
 // worker's client (compute.js), so the worker neither fetches nor compiles
-// it again. The wasm names carry
-// a hash of their content; the site builder writes them in place of the
-// placeholders below.
+// it again. The wasm names carry a hash of their content; the site builder
+// writes them in place of the placeholders below.
 "use strict";
 (function () {
   // The scenes that start a computation as they open: a link to one of
