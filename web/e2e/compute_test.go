@@ -31,6 +31,10 @@ const computeTimeout = 3 * time.Minute
 // (static/compute.js).
 const computeJS = `document.getElementById("canvas").contentWindow.headlabCompute`
 
+// canvasBuildJS names the build of the canvas the page booted: "full" or
+// "lean" (static/canvas.js).
+const canvasBuildJS = `document.getElementById("canvas").contentWindow.headlabCanvasBuild`
+
 // computeEntry is one job in the client's log.
 type computeEntry struct {
 	ID       int     `json:"id"`
@@ -238,7 +242,7 @@ func TestComputeFault(t *testing.T) {
 	}
 	// Both workers ran the canvas's own compiled module, handed over:
 	// neither fetched nor compiled a program of its own.
-	if got := eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvasBuild`); got != "full" {
+	if got := eval[string](tb, canvasBuildJS); got != "full" {
 		t.Errorf("the recovery link booted the %q canvas, want full", got)
 	}
 	if n := eval[int](tb, computeJS+".fetched"); n != 0 {
@@ -261,7 +265,6 @@ func TestComputeFault(t *testing.T) {
 // fetches nothing, and the run it makes is the native run's, bit for bit.
 func TestCanvasBuilds(t *testing.T) {
 	tb := newTab(t)
-	const build = `document.getElementById("canvas").contentWindow.headlabCanvasBuild`
 	for _, v := range []struct{ link, want string }{
 		{"", "lean"},
 		{"#v=1&scene=attention&H=2&d=2", "lean"},
@@ -272,7 +275,7 @@ func TestCanvasBuilds(t *testing.T) {
 		{"#v=1&run=AAAA", "full"},          // a run opens Recovery's replay (this one is refused)
 	} {
 		tb.load(h.base + v.link)
-		if got := eval[string](tb, build); got != v.want {
+		if got := eval[string](tb, canvasBuildJS); got != v.want {
 			t.Errorf("%q booted the %q canvas, want %q", v.link, got, v.want)
 		}
 	}
@@ -288,7 +291,7 @@ func TestCanvasBuilds(t *testing.T) {
 	if f := recoveryFactsOf(tb); f.Failed != nil || f.Error == nil || *f.Error > 1e-6 {
 		t.Errorf("the run after the failure: failed %+v, error %v", f.Failed, f.Error)
 	}
-	if got := eval[string](tb, build); got != "lean" {
+	if got := eval[string](tb, canvasBuildJS); got != "lean" {
 		t.Errorf("the chooser booted the %q canvas, want lean", got)
 	}
 	if n := eval[int](tb, computeJS+".restarts"); n != 1 {
@@ -314,13 +317,12 @@ func TestCanvasBuilds(t *testing.T) {
 // bit for bit.
 func TestCanvasFallback(t *testing.T) {
 	tb := newTab(t)
-	const build = `document.getElementById("canvas").contentWindow.headlabCanvasBuild`
 	tb.load(siteWithout(t, "/canvas-lean."))
-	if got := eval[string](tb, build); got != "full" {
+	if got := eval[string](tb, canvasBuildJS); got != "full" {
 		t.Errorf("the chooser without the lean canvas booted the %q canvas, want full", got)
 	}
 	tb.load(siteWithout(t, "/computeworker.") + "#v=1&scene=attention&H=2&d=2")
-	if got := eval[string](tb, build); got != "lean" {
+	if got := eval[string](tb, canvasBuildJS); got != "lean" {
 		t.Fatalf("the attention link booted the %q canvas, want lean", got)
 	}
 	const next = "#v=1&scene=recovery&H=2&d=3&seed=8201&view=result"

@@ -156,7 +156,7 @@ func TestOffline(t *testing.T) {
 		// the compute worker's own program (web/cmd/site -online), so the
 		// page boots the full canvas, whose wasm the worker runs too.
 		tb.load(base)
-		if got := eval[string](tb, `document.getElementById("canvas").contentWindow.headlabCanvasBuild`); got != "full" {
+		if got := eval[string](tb, canvasBuildJS); got != "full" {
 			t.Errorf("offline the chooser booted the %q canvas, want full", got)
 		}
 		eval[json.RawMessage](tb, fmt.Sprintf("headlab.open(%s)", jsString(lnk)))
