@@ -30,8 +30,8 @@
 // that keeps the page working offline, with the list of the site's files
 // and their SHA-256 hashes written in (see addServiceWorker): every file
 // but the wasm programs named by -online, which the page does without
-// offline (the canvas built without the compute loop, which falls back on
-// the full build).
+// offline (build.sh names the lean canvas and the compute worker's own
+// program: offline, the page runs the full canvas in their place).
 //
 // With -url, the address the site will be served at, it writes
 // oembed.json beside index.html and fills in index.html's oEmbed discovery
