@@ -152,7 +152,7 @@ func build(cfg config) (*summary, error) {
 		}
 	}
 
-	files, err := gather(root, goroot, cfg.wasm)
+	files, wasmNames, err := gather(root, goroot, cfg.wasm)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +166,7 @@ func build(cfg config) (*summary, error) {
 		return nil, err
 	}
 	slices.SortFunc(files, func(a, b *entry) int { return strings.Compare(a.rel, b.rel) })
-	online, err := onlineFiles(files, cfg)
+	online, err := onlineFiles(wasmNames, cfg.online)
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +283,8 @@ func goEnvRoot(root string) (string, error) {
 }
 
 // gather reads every file of the site, sorted by name, with placeholders
-// replaced.
-func gather(root, goroot string, wasms []wasmFile) ([]*entry, error) {
+// replaced, and returns with them the hashed file name of each -wasm name.
+func gather(root, goroot string, wasms []wasmFile) ([]*entry, map[string]string, error) {
 	files := map[string]*entry{}
 	add := func(rel string, data []byte, from string) error {
 		if _, dup := files[rel]; dup {
@@ -296,38 +296,38 @@ func gather(root, goroot string, wasms []wasmFile) ([]*entry, error) {
 
 	index, err := os.ReadFile(filepath.Join(root, indexRel))
 	if err != nil {
-		return nil, fmt.Errorf("site: %w", err)
+		return nil, nil, fmt.Errorf("site: %w", err)
 	}
 	if err := add(indexRel, index, indexRel); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	// Generated names first, so a same-named source file is the clash.
 	names := map[string]string{}
 	for _, w := range wasms {
 		if _, dup := names[w.name]; dup {
-			return nil, fmt.Errorf("site: two -wasm flags name %q", w.name)
+			return nil, nil, fmt.Errorf("site: two -wasm flags name %q", w.name)
 		}
 		b, err := os.ReadFile(w.path)
 		if err != nil {
-			return nil, fmt.Errorf("site: -wasm %s: %w", w.name, err)
+			return nil, nil, fmt.Errorf("site: -wasm %s: %w", w.name, err)
 		}
 		if !bytes.HasPrefix(b, []byte("\x00asm")) {
-			return nil, fmt.Errorf("site: -wasm %s: %s is not a WebAssembly module", w.name, w.path)
+			return nil, nil, fmt.Errorf("site: -wasm %s: %s is not a WebAssembly module", w.name, w.path)
 		}
 		sum := sha256.Sum256(b)
 		hashed := w.name + "." + hex.EncodeToString(sum[:])[:hashHexDigits] + ".wasm"
 		names[w.name] = hashed
 		if err := add(hashed, b, w.path); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	wasmExec, err := os.ReadFile(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"))
 	if err != nil {
-		return nil, fmt.Errorf("site: wasm_exec.js of GOROOT %s: %w", goroot, err)
+		return nil, nil, fmt.Errorf("site: wasm_exec.js of GOROOT %s: %w", goroot, err)
 	}
 	if err := add(wasmExecRel, wasmExec, "GOROOT"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	static := filepath.Join(root, filepath.FromSlash(staticSrcDir))
@@ -365,7 +365,7 @@ func gather(root, goroot string, wasms []wasmFile) ([]*entry, error) {
 		return add("static/"+filepath.ToSlash(r), b, staticSrcDir)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("site: %s: %w", staticSrcDir, err)
+		return nil, nil, fmt.Errorf("site: %s: %w", staticSrcDir, err)
 	}
 
 	var list []*entry
@@ -376,7 +376,7 @@ func gather(root, goroot string, wasms []wasmFile) ([]*entry, error) {
 	for _, e := range list {
 		for _, suffix := range []string{".br", ".gz"} {
 			if base, ok := strings.CutSuffix(e.rel, suffix); ok && files[base] != nil && compressible(base) {
-				return nil, fmt.Errorf("site: %s clashes with the generated variant of %s", e.rel, base)
+				return nil, nil, fmt.Errorf("site: %s clashes with the generated variant of %s", e.rel, base)
 			}
 		}
 		if !substitutable(e.rel) {
@@ -392,10 +392,10 @@ func gather(root, goroot string, wasms []wasmFile) ([]*entry, error) {
 			return m
 		})
 		if len(missing) > 0 {
-			return nil, fmt.Errorf("site: %s uses __WASM_%s__ but no -wasm %s=PATH was given", e.rel, missing[0], missing[0])
+			return nil, nil, fmt.Errorf("site: %s uses __WASM_%s__ but no -wasm %s=PATH was given", e.rel, missing[0], missing[0])
 		}
 	}
-	return list, nil
+	return list, names, nil
 }
 
 // writeIfChanged writes data to name unless it already holds exactly data,
@@ -562,20 +562,17 @@ func removeStale(out string, files []*entry) error {
 	return nil
 }
 
-// onlineFiles returns the names in the site of the wasm programs that
-// cfg.online names, each of which must be a -wasm program.
-func onlineFiles(files []*entry, cfg config) (map[string]bool, error) {
+// onlineFiles returns the names in the site (of wasmNames: -wasm name →
+// hashed file name) of the wasm programs online names, each of which must
+// be a -wasm program.
+func onlineFiles(wasmNames map[string]string, online []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	for _, name := range cfg.online {
-		if !slices.ContainsFunc(cfg.wasm, func(w wasmFile) bool { return w.name == name }) {
+	for _, name := range online {
+		rel, ok := wasmNames[name]
+		if !ok {
 			return nil, fmt.Errorf("site: -online %s names no -wasm program", name)
 		}
-		for _, e := range files {
-			if strings.HasPrefix(e.rel, name+".") && strings.HasSuffix(e.rel, ".wasm") && !strings.Contains(e.rel, "/") &&
-				len(e.rel) == len(name)+1+hashHexDigits+len(".wasm") {
-				out[e.rel] = true
-			}
-		}
+		out[rel] = true
 	}
 	return out, nil
 }
