@@ -17,15 +17,7 @@ import (
 // normInf returns the largest sum of the absolute values of a row of a.
 func normInf(a *mat.Dense) float64 {
 	r, c := a.Dims()
-	var value float64
-	for i := range r {
-		var sum float64
-		for j := range c {
-			sum += math.Abs(a.At(i, j))
-		}
-		value = math.Max(value, sum)
-	}
-	return value
+	return maxRowSum(r, c, func(i, j int) float64 { return math.Abs(a.At(i, j)) })
 }
 
 // normInfDiff is normInf(a - b), without making a - b.
@@ -34,11 +26,17 @@ func normInfDiff(a, b *mat.Dense) float64 {
 	if br, bc := b.Dims(); br != r || bc != c {
 		panic(mat.ErrShape)
 	}
+	return maxRowSum(r, c, func(i, j int) float64 { return math.Abs(a.At(i, j) - b.At(i, j)) })
+}
+
+// maxRowSum returns the largest of the r row sums of abs(i, j), j < c,
+// each summed in order as Dlange does.
+func maxRowSum(r, c int, abs func(i, j int) float64) float64 {
 	var value float64
 	for i := range r {
 		var sum float64
 		for j := range c {
-			sum += math.Abs(a.At(i, j) - b.At(i, j))
+			sum += abs(i, j)
 		}
 		value = math.Max(value, sum)
 	}
