@@ -2,14 +2,11 @@ package e2e
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"headlab/web/server"
 )
 
 // BenchmarkReadyAgainst measures the landing's time to ready (a link-less
@@ -40,15 +37,9 @@ func BenchmarkReadyAgainst(b *testing.B) {
 	}
 	pages := []*series{{name: "landing", url: h.base, ready: headlabReady}}
 	for i, dir := range dirs {
-		handler, err := server.New(dir, server.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		srv := httptest.NewServer(withoutServiceWorker(handler))
-		defer srv.Close()
 		name := fmt.Sprintf("base%d", i)
 		b.Logf("%s: %s", name, dir)
-		pages = append(pages, &series{name: name, url: srv.URL + "/", ready: headlabReady})
+		pages = append(pages, &series{name: name, url: serveSite(b, dir, ""), ready: headlabReady})
 	}
 	pages = append(pages, &series{name: "minimal", url: serveBaseline(b, minimalPkg, false).url, ready: minimalReady})
 	const repeats = 3

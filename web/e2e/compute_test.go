@@ -317,11 +317,11 @@ func TestCanvasBuilds(t *testing.T) {
 // bit for bit.
 func TestCanvasFallback(t *testing.T) {
 	tb := newTab(t)
-	tb.load(siteWithout(t, "/canvas-lean."))
+	tb.load(serveSite(t, h.site, "/canvas-lean."))
 	if got := eval[string](tb, canvasBuildJS); got != "full" {
 		t.Errorf("the chooser without the lean canvas booted the %q canvas, want full", got)
 	}
-	tb.load(siteWithout(t, "/computeworker.") + "#v=1&scene=attention&H=2&d=2")
+	tb.load(serveSite(t, h.site, "/computeworker.") + "#v=1&scene=attention&H=2&d=2")
 	if got := eval[string](tb, canvasBuildJS); got != "lean" {
 		t.Fatalf("the attention link booted the %q canvas, want lean", got)
 	}
@@ -340,22 +340,23 @@ func TestCanvasFallback(t *testing.T) {
 	t.Logf("console: %v", tb.takeProblems())
 }
 
-// siteWithout serves the site as the suite's server does, but answers 404
-// for every path that starts with prefix, and returns its address.
-func siteWithout(t *testing.T, prefix string) string {
-	t.Helper()
-	handler, err := server.New(h.site, server.Options{})
+// serveSite serves the site folder dir as the suite's server does (with
+// the stand-in service worker), answering 404 for every path that starts
+// with hide (nothing, if hide is empty), and returns its address.
+func serveSite(tb testing.TB, dir, hide string) string {
+	tb.Helper()
+	handler, err := server.New(dir, server.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	srv := httptest.NewServer(withoutServiceWorker(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, prefix) {
+		if hide != "" && strings.HasPrefix(r.URL.Path, hide) {
 			http.NotFound(w, r)
 			return
 		}
 		handler.ServeHTTP(w, r)
 	})))
-	t.Cleanup(srv.Close)
+	tb.Cleanup(srv.Close)
 	return srv.URL + "/"
 }
 
